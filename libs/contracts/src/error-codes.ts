@@ -1,0 +1,41 @@
+/**
+ * D-2: the stable error codes a client can see. Services raise domain errors
+ * with these codes; the code crosses the Kafka boundary as a string and the
+ * gateway maps it to an HTTP status in exactly one place.
+ */
+export const ErrorCode = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID_JSON: 'INVALID_JSON',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  SESSION_STATE_CONFLICT: 'SESSION_STATE_CONFLICT',
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  INVALID_CURSOR: 'INVALID_CURSOR',
+  ASSIGNEE_NOT_FOUND: 'ASSIGNEE_NOT_FOUND',
+  PLATE_DATE_IN_PAST: 'PLATE_DATE_IN_PAST',
+  PAYLOAD_CONTAINS_SECRET: 'PAYLOAD_CONTAINS_SECRET',
+  RATE_LIMITED: 'RATE_LIMITED',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  INTERNAL: 'INTERNAL',
+  UNAVAILABLE: 'UNAVAILABLE',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.prototype.hasOwnProperty.call(ErrorCode, value);
+
+/** D-1: one entry of `error.details` for validation failures. */
+export interface ErrorDetail {
+  path: string;
+  issue: string;
+}
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+}

@@ -1,0 +1,17 @@
+// Readiness probe for a Kafka broker: exits 0 once an admin describeCluster
+// succeeds. Used by scripts/infra.sh. Usage: node kafka-ready.mjs host:port
+import kafkajs from 'kafkajs';
+
+const { Kafka, logLevel } = kafkajs;
+const brokers = (process.argv[2] ?? '127.0.0.1:9092').split(',');
+const admin = new Kafka({ clientId: 'kafka-ready', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+try {
+  await admin.connect();
+  const cluster = await admin.describeCluster();
+  if (cluster.brokers.length === 0) throw new Error('no brokers in cluster');
+  await admin.disconnect();
+  process.exit(0);
+} catch (err) {
+  console.error(String(err));
+  process.exit(1);
+}
