@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 export * from './topics';
 export * from './error-codes';
 export * from './headers';

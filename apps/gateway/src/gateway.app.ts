@@ -1,0 +1,27 @@
+import { RequestMethod } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, createLogger, Metrics, type AppLogger } from '@worktrack/platform';
+import type { GatewayConfig } from './gateway.config';
+import { GatewayModule } from './gateway.module';
+import { gatewayValidationPipe } from './http/validation.pipe';
+
+/** Paths served outside the /v1 API prefix. */
+export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status'];
+
+/** Starts the gateway: the public HTTP API under /v1, on HTTP_PORT. */
+export async function startGateway(
+  config: GatewayConfig,
+  logger: AppLogger = createLogger('gateway', config.LOG_LEVEL, config.INSTANCE_ID),
+): Promise<NestFastifyApplication> {
+  const metrics = new Metrics('gateway');
+  return createHttpApp(GatewayModule.forRoot(config, logger, metrics), {
+    config,
+    logger,
+    metrics,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    configure: (app) => {
+      app.setGlobalPrefix('v1', { exclude: UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })) });
+      app.useGlobalPipes(gatewayValidationPipe());
+    },
+  });
+}

@@ -1,0 +1,5 @@
+import { serviceMain } from '@worktrack/platform';
+import { IdentityConfig } from './identity.config';
+import { identityService } from './identity.service-definition';
+
+serviceMain(identityService, IdentityConfig);

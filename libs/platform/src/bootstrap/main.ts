@@ -1,0 +1,58 @@
+import type { ServiceConfig } from '../config/base.config';
+import { ConfigError, loadConfig } from '../config/load-config';
+import { createLogger } from '../logging/logger';
+import { drainOnSignals } from './bootstrap';
+import { startService, type ServiceDefinition } from './service';
+import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
+import type { AppLogger } from '../logging/logger';
+
+/**
+ * Runs an app's main function: configuration problems print one clear message
+ * and exit 1 (fail fast); any other start-up failure is logged and exits 1.
+ */
+export function runMain(app: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${app}: ${err.message}\n`);
+    } else {
+      process.stderr.write(`${JSON.stringify({ level: 'fatal', app, msg: 'start-up failed', err: String(err), stack: (err as Error)?.stack })}\n`);
+    }
+    process.exit(1);
+  });
+}
+
+/** `main.js migrate`: the explicit migration step (a k8s Job, `npm run migrate`). */
+export async function runMigrations(
+  config: ServiceConfig,
+  database: Pick<ServiceDataSourceOptions, 'schema' | 'entities' | 'migrations'>,
+  logger: AppLogger,
+): Promise<string[]> {
+  await ensureDatabase(config.DATABASE_URL);
+  const dataSource = createServiceDataSource({ ...database, url: config.DATABASE_URL, poolSize: 2, applicationName: `migrate.${database.schema}` });
+  await dataSource.initialize();
+  try {
+    const applied = await migrate(dataSource);
+    logger.info({ schema: database.schema, applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+    return applied;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * The whole `main.ts` of a consumer service: `node main.js` runs it,
+ * `node main.js migrate` applies its migrations and exits.
+ */
+export function serviceMain(definition: ServiceDefinition, configClass: new () => ServiceConfig): void {
+  runMain(definition.name, async () => {
+    const config = loadConfig(configClass);
+    const logger = createLogger(definition.name, config.LOG_LEVEL, config.INSTANCE_ID);
+    if (process.argv[2] === 'migrate') {
+      await runMigrations(config, definition.database, logger);
+      logger.flush();
+      return;
+    }
+    const app = await startService(definition, config, logger);
+    drainOnSignals(app, config, logger);
+  });
+}

@@ -1,0 +1,67 @@
+import { hostname } from 'node:os';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvBool, EnvInt, EnvString } from './env.decorators';
+
+export const NODE_ENVS = ['development', 'test', 'production'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
+
+/** Variables every app reads. Each app subclass sets its own HTTP_PORT default. */
+export class AppConfig {
+  @EnvString()
+  @IsIn(NODE_ENVS)
+  NODE_ENV: NodeEnv = 'development';
+
+  @EnvString()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT = 3000;
+
+  /** Comma-separated host:port list. */
+  @EnvString()
+  @Matches(/^[^\s,:]+:\d+(,[^\s,:]+:\d+)*$/, { message: 'must be a comma-separated list of host:port' })
+  KAFKA_BROKERS = '127.0.0.1:9092';
+
+  /** Prepended to every topic and consumer group (tests use one per run). */
+  @EnvString()
+  @Matches(/^[a-zA-Z0-9._-]*$/, { message: 'may only hold letters, digits, dot, underscore and hyphen' })
+  KAFKA_TOPIC_PREFIX = '';
+
+  /** How long SIGTERM may take to drain before the process exits anyway. */
+  @EnvInt()
+  @IsInt()
+  @Min(1000)
+  SHUTDOWN_TIMEOUT_MS = 15_000;
+
+  /** Names this process in logs, metrics and request/reply routing. */
+  @EnvString()
+  @IsString()
+  @IsNotEmpty()
+  INSTANCE_ID = `${hostname()}-${process.pid}`;
+
+  get brokers(): string[] {
+    return this.KAFKA_BROKERS.split(',');
+  }
+}
+
+/** Variables of the apps that own a Postgres schema. */
+export class ServiceConfig extends AppConfig {
+  @EnvString()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/worktrack';
+
+  @EnvInt()
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  /** Development and tests migrate at start; production runs `main.js migrate` as its own step. */
+  @EnvBool()
+  @IsBoolean()
+  MIGRATE_ON_START = false;
+}

@@ -1,0 +1,95 @@
+import { Client } from 'pg';
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+
+export interface ServiceDataSourceOptions {
+  url: string;
+  /** The one Postgres schema this service owns. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type for entity/migration lists
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- idem
+  migrations: MixedList<Function | string>;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/**
+ * One DataSource per service schema: its own migrations table inside the
+ * schema, `synchronize` off, migrations only through `migrate()`.
+ */
+export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSource {
+  const options: DataSourceOptions = {
+    type: 'postgres',
+    url: opts.url,
+    schema: opts.schema,
+    entities: opts.entities,
+    migrations: opts.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    applicationName: opts.applicationName,
+    extra: {
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      // Also set on every connection, so unqualified names resolve to the schema.
+      options: `-c search_path=${opts.schema}`,
+    },
+  };
+  return new DataSource(options);
+}
+
+/**
+ * Creates the database named in `url` when it does not exist (development and
+ * tests; production databases are provisioned). Safe to run concurrently.
+ */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!/^[a-zA-Z0-9_]+$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
+  const probe = new Client({ connectionString: url });
+  try {
+    await probe.connect();
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err; // 3D000: database does not exist
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // 42P04: created meanwhile
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the schema if needed and applies pending migrations, each in its own transaction. */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  const schema = schemaOf(dataSource);
+  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const applied = await dataSource.runMigrations({ transaction: 'each' });
+  return applied.map((m) => m.name);
+}
+
+/**
+ * The SQL that entity metadata would still need after all migrations ran:
+ * empty when entities and migrations agree (what `migration:generate` would
+ * produce). Used by each service's drift test.
+ */
+export async function pendingSchemaChanges(dataSource: DataSource): Promise<string[]> {
+  const log = await dataSource.driver.createSchemaBuilder().log();
+  return log.upQueries.map((q) => q.query);
+}
+
+export function schemaOf(dataSource: DataSource): string {
+  const schema = (dataSource.options as { schema?: string }).schema;
+  if (!schema) throw new Error('data source has no schema');
+  return schema;
+}

@@ -1,0 +1,36 @@
+import { ErrorCode, type ErrorBody, type ErrorDetail } from '@worktrack/contracts';
+
+/**
+ * A failure a client can cause, or a dependency being down. Carries a D-2 code
+ * (a string, so it survives the Kafka boundary); the gateway maps codes to
+ * HTTP statuses in one place. Services never throw HttpException.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  toBody(): ErrorBody {
+    return this.details && this.details.length > 0
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
+  }
+
+  static fromBody(body: ErrorBody): DomainError {
+    return new DomainError(body.code, body.message, body.details);
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(ErrorCode.UNAVAILABLE, message, details);
+    this.name = 'UnavailableError';
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

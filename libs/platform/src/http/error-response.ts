@@ -1,0 +1,107 @@
+import { HttpException } from '@nestjs/common';
+import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
+import { isDomainError } from '../errors/domain-error';
+
+/** D-2: the one mapping from error code to HTTP status. Exhaustive by type. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.VALIDATION_FAILED:
+    case ErrorCode.INVALID_JSON:
+    case ErrorCode.INVALID_CURSOR:
+    case ErrorCode.ASSIGNEE_NOT_FOUND:
+    case ErrorCode.PLATE_DATE_IN_PAST:
+    case ErrorCode.PAYLOAD_CONTAINS_SECRET:
+      return 400;
+    case ErrorCode.UNAUTHENTICATED:
+      return 401;
+    case ErrorCode.FORBIDDEN:
+      return 403;
+    case ErrorCode.NOT_FOUND:
+    case ErrorCode.SESSION_NOT_FOUND:
+      return 404;
+    case ErrorCode.SESSION_STATE_CONFLICT:
+    case ErrorCode.IDEMPOTENCY_KEY_REUSED:
+      return 409;
+    case ErrorCode.PAYLOAD_TOO_LARGE:
+      return 413;
+    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
+      return 415;
+    case ErrorCode.RATE_LIMITED:
+      return 429;
+    case ErrorCode.INTERNAL:
+      return 500;
+    case ErrorCode.UNAVAILABLE:
+      return 503;
+  }
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: { error: ErrorBody };
+  /** True when the cause is ours (a 5xx to log with its stack). */
+  internal: boolean;
+}
+
+const respond = (code: ErrorCode, message: string, details?: ErrorBody['details']): ErrorResponse => ({
+  status: httpStatusOf(code),
+  body: { error: details && details.length > 0 ? { code, message, details } : { code, message } },
+  internal: code === ErrorCode.INTERNAL,
+});
+
+/** Fastify's own errors (body parsing, media type, size) by their codes. */
+function fromFrameworkError(err: { code?: unknown; statusCode?: unknown; message?: unknown }): ErrorResponse | undefined {
+  const code = typeof err.code === 'string' ? err.code : '';
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return respond(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? respond(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Requests with a body must use Content-Type application/json.')
+        : respond(ErrorCode.INVALID_JSON, 'The request body does not match its Content-Length.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return respond(ErrorCode.INVALID_JSON, 'The request body is empty but Content-Type is application/json.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return respond(ErrorCode.INVALID_JSON, 'The request body is not valid JSON.');
+    default:
+      break;
+  }
+  if (err.statusCode === 400 && (code.startsWith('FST_ERR_CTP') || (err as Error).name === 'SyntaxError')) {
+    return respond(ErrorCode.INVALID_JSON, 'The request body is not valid JSON.');
+  }
+  return undefined;
+}
+
+/**
+ * Turns anything thrown while serving a request into the D-1 envelope.
+ * Internal errors get a generic message naming the request id: no stack, no
+ * driver message ever reaches a client.
+ */
+export function toErrorResponse(err: unknown, requestId: string): ErrorResponse {
+  if (isDomainError(err)) return respond(err.code, err.message, err.details);
+  if (typeof err === 'object' && err !== null) {
+    const framework = fromFrameworkError(err as Record<string, unknown>);
+    if (framework) return framework;
+  }
+  if (err instanceof HttpException) {
+    switch (err.getStatus()) {
+      case 404:
+        return respond(ErrorCode.NOT_FOUND, 'No such route.');
+      case 405:
+        return respond(ErrorCode.NOT_FOUND, 'No such route for this method.');
+      case 413:
+        return respond(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is too large.');
+      case 415:
+        return respond(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Unsupported Content-Type.');
+      case 401:
+        return respond(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
+      case 403:
+        return respond(ErrorCode.FORBIDDEN, 'Not allowed.');
+      case 400:
+        return respond(ErrorCode.VALIDATION_FAILED, 'The request is invalid.');
+      default:
+        break;
+    }
+  }
+  return respond(ErrorCode.INTERNAL, `Internal error (request id ${requestId}).`);
+}

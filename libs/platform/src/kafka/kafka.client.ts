@@ -1,0 +1,100 @@
+import { Kafka, logLevel, Partitioners, type Admin, type LogEntry, type Producer } from 'kafkajs';
+import { topicName, type TopicDefinition } from '@worktrack/contracts';
+import type { AppConfig } from '../config/base.config';
+import type { AppLogger } from '../logging/logger';
+
+const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/**
+ * The app's Kafka connection: one client, one shared producer (acks=all,
+ * idempotent, one request in flight so one key's messages keep their order),
+ * and the deployment's topic/group prefix.
+ */
+export class KafkaClient {
+  readonly kafka: Kafka;
+  private producerPromise?: Promise<Producer>;
+  private adminPromise?: Promise<Admin>;
+
+  constructor(
+    readonly app: string,
+    private readonly config: AppConfig,
+    logger: AppLogger,
+  ) {
+    const kafkaLogger = logger.child({ component: 'kafkajs' });
+    this.kafka = new Kafka({
+      clientId: `${app}.${config.INSTANCE_ID}`,
+      brokers: config.brokers,
+      connectionTimeout: 3_000,
+      requestTimeout: 10_000,
+      retry: { initialRetryTime: 100, maxRetryTime: 5_000, retries: 8 },
+      logLevel: logLevel.WARN,
+      logCreator:
+        () =>
+        ({ level, log }: LogEntry) => {
+          const { message, ...extra } = log;
+          kafkaLogger[levels[level] ?? 'info'](extra, message);
+        },
+    });
+  }
+
+  get instanceId(): string {
+    return this.config.INSTANCE_ID;
+  }
+
+  topic(def: TopicDefinition): string {
+    return topicName(def, this.config.KAFKA_TOPIC_PREFIX);
+  }
+
+  group(name: string): string {
+    return `${this.config.KAFKA_TOPIC_PREFIX}${name}`;
+  }
+
+  producer(): Promise<Producer> {
+    this.producerPromise ??= (async () => {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      return producer;
+    })().catch((err: unknown) => {
+      this.producerPromise = undefined;
+      throw err;
+    });
+    return this.producerPromise;
+  }
+
+  admin(): Promise<Admin> {
+    this.adminPromise ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((err: unknown) => {
+      this.adminPromise = undefined;
+      throw err;
+    });
+    return this.adminPromise;
+  }
+
+  /** Readiness: the cluster answers a metadata request. */
+  async ping(): Promise<void> {
+    const admin = await this.admin();
+    const cluster = await admin.describeCluster();
+    if (cluster.brokers.length === 0) throw new Error('no brokers');
+  }
+
+  async close(): Promise<void> {
+    const producer = this.producerPromise;
+    const admin = this.adminPromise;
+    this.producerPromise = undefined;
+    this.adminPromise = undefined;
+    await Promise.allSettled([producer?.then((p) => p.disconnect()), admin?.then((a) => a.disconnect())]);
+  }
+}

@@ -1,0 +1,46 @@
+import { instanceToPlain } from 'class-transformer';
+import { parsePayload, type MessageContract, Topics } from '@worktrack/contracts';
+import type { KafkaClient } from './kafka.client';
+import { contractHeaders, type HeaderMap } from './message';
+
+export interface PublishOptions {
+  /** Partition key; one member's messages share a key (their id) to keep order. */
+  key: string;
+  messageId?: string;
+  requestId?: string;
+  headers?: HeaderMap;
+}
+
+/**
+ * Publishes contract messages. The payload is validated against its contract
+ * before it leaves (producer side of the contract test); the broker confirms
+ * with acks=all before `publish` resolves.
+ */
+export class MessagePublisher {
+  constructor(private readonly client: KafkaClient) {}
+
+  async publish<T extends object>(contract: MessageContract<T>, payload: T, opts: PublishOptions): Promise<void> {
+    await this.publishMany(contract, [{ payload, ...opts }]);
+  }
+
+  async publishMany<T extends object>(
+    contract: MessageContract<T>,
+    messages: Array<PublishOptions & { payload: T }>,
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    const producer = await this.client.producer();
+    await producer.send({
+      topic: this.client.topic(Topics[contract.topic]),
+      acks: -1,
+      messages: messages.map((m) => {
+        const plain = instanceToPlain(m.payload);
+        parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
+        return {
+          key: m.key,
+          value: JSON.stringify(plain),
+          headers: { ...contractHeaders(contract, m), ...m.headers },
+        };
+      }),
+    });
+  }
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
+import { Header, type MessageContract } from '@worktrack/contracts';
+
+export type HeaderMap = Record<string, string>;
+
+export function readHeaders(headers: IHeaders | undefined): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (value !== undefined) out[k] = Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+  }
+  return out;
+}
+
+/** Headers every message carries: contract type and version, a message id, the request id. */
+export function contractHeaders(contract: MessageContract, opts: { messageId?: string; requestId?: string }): HeaderMap {
+  const headers: HeaderMap = {
+    [Header.type]: contract.type,
+    [Header.version]: String(contract.version),
+    [Header.messageId]: opts.messageId ?? randomUUID(),
+  };
+  if (opts.requestId) headers[Header.requestId] = opts.requestId;
+  return headers;
+}
+
+/** What a handler gets besides the payload. */
+export interface MessageMeta {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  headers: HeaderMap;
+  messageId: string;
+  requestId?: string;
+  type: string;
+  version: number;
+}
+
+export function messageMeta(topic: string, partition: number, message: KafkaMessage): MessageMeta {
+  const headers = readHeaders(message.headers);
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key ? message.key.toString('utf8') : null,
+    headers,
+    messageId: headers[Header.messageId] ?? `${topic}:${partition}:${message.offset}`,
+    requestId: headers[Header.requestId],
+    type: headers[Header.type] ?? '',
+    version: Number(headers[Header.version] ?? '0'),
+  };
+}
+
+export function decodeJson(value: Buffer | null): unknown {
+  if (!value || value.length === 0) throw new SyntaxError('empty message value');
+  return JSON.parse(value.toString('utf8')) as unknown;
+}

@@ -1,0 +1,54 @@
+import type { Admin } from 'kafkajs';
+import { topicName, type TopicDefinition } from '@worktrack/contracts';
+
+/**
+ * Creates the registry's topics that do not exist yet (broker auto-creation is
+ * off) and waits for their leaders. Existing topics with fewer partitions get
+ * more; a topic is never shrunk or deleted here.
+ */
+export async function ensureTopics(admin: Admin, topics: TopicDefinition[], prefix = ''): Promise<string[]> {
+  const existing = new Set(await admin.listTopics());
+  const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
+  if (missing.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      timeout: 30_000,
+      topics: missing.map((t) => ({
+        topic: topicName(t, prefix),
+        numPartitions: t.partitions,
+        replicationFactor: -1,
+        configEntries: [{ name: 'retention.ms', value: String(t.retentionMs) }],
+      })),
+    });
+  }
+  const present = topics.filter((t) => existing.has(topicName(t, prefix)));
+  if (present.length > 0) {
+    const meta = await admin.fetchTopicMetadata({ topics: present.map((t) => topicName(t, prefix)) });
+    const grow = present
+      .map((t) => ({ t, have: meta.topics.find((m) => m.name === topicName(t, prefix))?.partitions.length ?? 0 }))
+      .filter(({ t, have }) => have < t.partitions);
+    if (grow.length > 0) {
+      await admin.createPartitions({
+        topicPartitions: grow.map(({ t }) => ({ topic: topicName(t, prefix), count: t.partitions })),
+      });
+    }
+  }
+  await waitForLeaders(admin, topics.map((t) => topicName(t, prefix)));
+  return missing.map((t) => topicName(t, prefix));
+}
+
+/** Polls metadata until every partition of every topic has a leader (kafkajs #815, #1563). */
+export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics });
+      const ready = meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+    } catch {
+      // "unknown topic or partition" right after creation: retry below.
+    }
+    if (Date.now() > deadline) throw new Error(`Kafka topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,123 @@
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig, ServiceConfig } from '../config/base.config';
+import { createServiceDataSource, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
+import { HealthController } from '../health/health.controller';
+import { ReadinessService } from '../health/readiness.service';
+import { KafkaClient } from '../kafka/kafka.client';
+import { MessagePublisher } from '../kafka/message.publisher';
+import type { AppLogger } from '../logging/logger';
+import { MetricsController } from '../metrics/metrics.controller';
+import { Metrics } from '../metrics/metrics';
+import { LOGGER } from './tokens';
+
+export interface PlatformModuleOptions {
+  app: string;
+  config: AppConfig;
+  logger: AppLogger;
+  metrics: Metrics;
+  /** For apps that own a schema: what their DataSource holds (url/pool come from config). */
+  database?: Pick<ServiceDataSourceOptions, 'schema' | 'entities' | 'migrations'>;
+}
+
+/** Holds the optional DataSource so the lifecycle can close it without requiring it. */
+@Injectable()
+class PlatformRefs {
+  dataSource?: DataSource;
+}
+
+/** Closes Kafka and Postgres last, after consumers drained and HTTP closed. */
+@Injectable()
+class PlatformLifecycle implements OnApplicationShutdown {
+  constructor(
+    private readonly kafka: KafkaClient,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly moduleRef: PlatformRefs,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.kafka.close();
+    if (this.moduleRef.dataSource?.isInitialized) await this.moduleRef.dataSource.destroy();
+    this.logger.info('connections closed');
+  }
+}
+
+/**
+ * Everything an app gets from the platform: config, logger, metrics, the
+ * Kafka client and publisher, its DataSource (services), /healthz, /readyz
+ * and /metrics. Global, so feature modules inject what they use.
+ */
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformModuleOptions): DynamicModule {
+    const { app, config, logger, metrics, database } = options;
+    const providers: Provider[] = [
+      { provide: AppConfig, useValue: config },
+      { provide: config.constructor, useValue: config },
+      { provide: LOGGER, useValue: logger },
+      { provide: Metrics, useValue: metrics },
+      PlatformRefs,
+      ReadinessService,
+      {
+        provide: KafkaClient,
+        inject: [ReadinessService],
+        useFactory: (readiness: ReadinessService) => {
+          const client = new KafkaClient(app, config, logger);
+          readiness.register('kafka', () => client.ping());
+          return client;
+        },
+      },
+      { provide: MessagePublisher, inject: [KafkaClient], useFactory: (client: KafkaClient) => new MessagePublisher(client) },
+      PlatformLifecycle,
+    ];
+    const exports: Array<Provider | symbol | (abstract new (...args: never[]) => unknown)> = [
+      AppConfig,
+      config.constructor as new () => unknown,
+      LOGGER,
+      Metrics,
+      ReadinessService,
+      KafkaClient,
+      MessagePublisher,
+    ];
+    if (database) {
+      if (!(config instanceof ServiceConfig)) throw new Error(`${app}: a database needs a ServiceConfig`);
+      providers.push({
+        provide: DataSource,
+        inject: [ReadinessService, PlatformRefs],
+        useFactory: async (readiness: ReadinessService, refs: PlatformRefs) => {
+          const dataSource = createServiceDataSource({
+            ...database,
+            url: config.DATABASE_URL,
+            poolSize: config.DATABASE_POOL_SIZE,
+            applicationName: `${app}.${config.INSTANCE_ID}`.slice(0, 63),
+          });
+          await dataSource.initialize();
+          refs.dataSource = dataSource;
+          if (config.MIGRATE_ON_START) {
+            const applied = await migrate(dataSource);
+            if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+          }
+          readiness.register('postgres', async () => {
+            await dataSource.query('SELECT 1');
+          });
+          return dataSource;
+        },
+      });
+      exports.push(DataSource);
+    }
+    return {
+      module: PlatformModule,
+      global: true,
+      providers,
+      exports,
+      controllers: [HealthController, MetricsController],
+    };
+  }
+}

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import type { Consumer, EachMessagePayload } from 'kafkajs';
+import { instanceToPlain } from 'class-transformer';
+import {
+  ContractViolation,
+  ErrorCode,
+  Header,
+  isErrorCode,
+  parsePayload,
+  Topics,
+  type CommandContract,
+  type ReplyBody,
+} from '@worktrack/contracts';
+import { DomainError, UnavailableError } from '../errors/domain-error';
+import type { KafkaClient } from '../kafka/kafka.client';
+import { decodeJson, readHeaders } from '../kafka/message';
+import { waitForJoin } from '../kafka/message.consumer';
+import { currentRequestId, type AppLogger } from '../logging/logger';
+import type { Metrics } from '../metrics/metrics';
+
+export interface CommandClientOptions {
+  /** How long a request waits for its reply before it fails with UNAVAILABLE. */
+  timeoutMs: number;
+  sessionTimeoutMs?: number;
+}
+
+export interface SendOptions {
+  /** Partition key: the member id, so one member's commands stay in order. */
+  key: string;
+  timeoutMs?: number;
+  requestId?: string;
+}
+
+interface Pending {
+  resolve: (body: ReplyBody) => void;
+  timer: NodeJS.Timeout;
+}
+
+const PROBE = 'probe:';
+
+/**
+ * The requesting side of request/reply over Kafka (ADR 0002).
+ *
+ * Every gateway replica reads the whole `gateway.replies` topic in a consumer
+ * group of its own (`gateway.replies.<instance id>`), so no rebalance among
+ * replicas can move a reply away from the replica that waits for it; a reply
+ * is matched by correlation id and addressed by instance id, and replicas drop
+ * replies that are not theirs. Before taking traffic the client sends itself a
+ * probe on every partition and waits for all of them, which proves its reading
+ * position is set before its first request. Every request carries a deadline:
+ * the caller gets UNAVAILABLE when it passes (never a hang) and services skip
+ * commands whose deadline has passed.
+ */
+export class CommandClient {
+  private readonly pending = new Map<string, Pending>();
+  private consumer?: Consumer;
+  private accepting = false;
+
+  constructor(
+    private readonly client: KafkaClient,
+    private readonly logger: AppLogger,
+    private readonly metrics: Metrics,
+    private readonly options: CommandClientOptions,
+  ) {}
+
+  get replyTopic(): string {
+    return this.client.topic(Topics.gatewayReplies);
+  }
+
+  get replyGroup(): string {
+    return this.client.group(`gateway.replies.${this.client.instanceId}`);
+  }
+
+  get isReady(): boolean {
+    return this.accepting;
+  }
+
+  async start(): Promise<void> {
+    const consumer = this.client.kafka.consumer({
+      groupId: this.replyGroup,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 10_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic: this.replyTopic, fromBeginning: false });
+    const joined = waitForJoin(consumer);
+    await consumer.run({
+      partitionsConsumedConcurrently: Topics.gatewayReplies.partitions,
+      eachMessage: (payload) => this.onReply(payload),
+    });
+    await joined;
+    this.consumer = consumer;
+    await this.probe();
+    this.accepting = true;
+  }
+
+  /** Takes no new requests, waits (bounded) for the ones in flight, then leaves. */
+  async stop(): Promise<void> {
+    this.accepting = false;
+    const deadline = Date.now() + this.options.timeoutMs;
+    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer?.disconnect();
+    // The group is this replica's alone; remove it rather than leave it to expire.
+    try {
+      const admin = await this.client.admin();
+      await admin.deleteGroups([this.replyGroup]);
+    } catch (err) {
+      this.logger.debug({ err }, 'reply group not deleted; it expires on its own');
+    }
+  }
+
+  /** Sends a command and resolves with its validated result, or rejects with a DomainError. */
+  async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
+    const name = `${contract.type}.v${contract.version}`;
+    if (!this.accepting) throw new UnavailableError('The gateway is not ready to send commands.');
+    const plain = instanceToPlain(payload);
+    parsePayload(contract.payload, plain, name);
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const correlationId = randomUUID();
+    const requestId = opts.requestId ?? currentRequestId();
+    const stopTimer = this.metrics.rpcDuration.startTimer({ command: name });
+    const reply = this.await(correlationId, timeoutMs);
+    try {
+      const producer = await this.client.producer();
+      await producer.send({
+        topic: this.client.topic(Topics[contract.topic]),
+        acks: -1,
+        messages: [
+          {
+            key: opts.key,
+            value: JSON.stringify(plain),
+            headers: {
+              [Header.type]: contract.type,
+              [Header.version]: String(contract.version),
+              [Header.messageId]: correlationId,
+              [Header.correlationId]: correlationId,
+              [Header.replyTo]: this.replyTopic,
+              [Header.replyInstance]: this.client.instanceId,
+              [Header.deadline]: String(Date.now() + timeoutMs),
+              ...(requestId ? { [Header.requestId]: requestId } : {}),
+            },
+          },
+        ],
+      });
+    } catch (err) {
+      this.settle(correlationId, { ok: false, error: { code: ErrorCode.UNAVAILABLE, message: 'The message broker is unavailable.' } });
+      this.logger.error({ err, command: name }, 'command could not be published');
+    }
+    const body = await reply;
+    if (body.ok) {
+      try {
+        const result = parsePayload(contract.result, body.data, `${name}.result`);
+        stopTimer({ outcome: 'ok' });
+        return result;
+      } catch (err) {
+        stopTimer({ outcome: 'error' });
+        this.logger.error({ err, command: name }, 'reply violates its contract');
+        throw new DomainError(ErrorCode.INTERNAL, 'A service answered with an invalid reply.');
+      }
+    }
+    stopTimer({ outcome: body.error.code === ErrorCode.UNAVAILABLE ? 'timeout' : 'error' });
+    throw DomainError.fromBody(body.error);
+  }
+
+  private await(correlationId: string, timeoutMs: number): Promise<ReplyBody> {
+    return new Promise<ReplyBody>((resolve) => {
+      const timer = setTimeout(() => {
+        this.settle(correlationId, {
+          ok: false,
+          error: { code: ErrorCode.UNAVAILABLE, message: `The service did not answer within ${timeoutMs} ms.` },
+        });
+      }, timeoutMs);
+      this.pending.set(correlationId, { resolve, timer });
+    });
+  }
+
+  private settle(correlationId: string, body: ReplyBody): void {
+    const pending = this.pending.get(correlationId);
+    if (!pending) return; // late or duplicate reply: the request is already answered
+    this.pending.delete(correlationId);
+    clearTimeout(pending.timer);
+    pending.resolve(body);
+  }
+
+  private onReply({ message }: EachMessagePayload): Promise<void> {
+    const headers = readHeaders(message.headers);
+    if (headers[Header.replyInstance] !== this.client.instanceId) return Promise.resolve();
+    const correlationId = headers[Header.correlationId];
+    if (!correlationId) return Promise.resolve();
+    try {
+      this.settle(correlationId, toReplyBody(decodeJson(message.value)));
+    } catch (err) {
+      this.logger.error({ err, correlationId }, 'unreadable reply');
+      this.settle(correlationId, { ok: false, error: { code: ErrorCode.INTERNAL, message: 'A service answered with an unreadable reply.' } });
+    }
+    return Promise.resolve();
+  }
+
+  /** Sends itself one message on every reply partition and waits for all of them. */
+  private async probe(timeoutMs = 30_000): Promise<void> {
+    const ids = Array.from({ length: Topics.gatewayReplies.partitions }, (_, p) => ({ p, id: `${PROBE}${randomUUID()}` }));
+    const waits = ids.map(({ id }) => this.await(id, timeoutMs));
+    const producer = await this.client.producer();
+    await producer.send({
+      topic: this.replyTopic,
+      acks: -1,
+      messages: ids.map(({ p, id }) => ({
+        partition: p,
+        key: id,
+        value: JSON.stringify({ ok: true, data: {} }),
+        headers: { [Header.correlationId]: id, [Header.replyInstance]: this.client.instanceId },
+      })),
+    });
+    const results = await Promise.all(waits);
+    if (results.some((r) => !r.ok)) {
+      throw new Error(`reply consumer did not see its probes on ${this.replyTopic} within ${timeoutMs} ms`);
+    }
+  }
+}
+
+function toReplyBody(value: unknown): ReplyBody {
+  if (typeof value === 'object' && value !== null && 'ok' in value) {
+    const v = value as { ok: unknown; data?: unknown; error?: { code?: unknown; message?: unknown; details?: unknown } };
+    if (v.ok === true) return { ok: true, data: v.data };
+    if (v.ok === false && v.error && isErrorCode(v.error.code) && typeof v.error.message === 'string') {
+      return {
+        ok: false,
+        error: {
+          code: v.error.code,
+          message: v.error.message,
+          ...(Array.isArray(v.error.details) ? { details: v.error.details as { path: string; issue: string }[] } : {}),
+        },
+      };
+    }
+  }
+  throw new ContractViolation('reply', [{ path: '', issue: 'not a reply body' }]);
+}

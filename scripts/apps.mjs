@@ -1,0 +1,9 @@
+// The apps of the system, their default ports and how to run them from dist/.
+// Shared by scripts/start.mjs and scripts/migrate.mjs (and the e2e harness
+// reads the same layout from libs/testing).
+import { join } from 'node:path';
+
+export const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate'];
+export const APPS = ['gateway', ...SERVICES];
+export const DEFAULT_PORTS = { gateway: 3000, identity: 3101, ingestion: 3102, correlation: 3103, sessions: 3104, plate: 3105 };
+export const mainOf = (root, app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
