@@ -80,7 +80,7 @@ function fromFrameworkError(err: { code?: unknown; statusCode?: unknown; message
 export function toErrorResponse(err: unknown, requestId: string): ErrorResponse {
   if (isDomainError(err)) return respond(err.code, err.message, err.details);
   if (typeof err === 'object' && err !== null) {
-    const framework = fromFrameworkError(err as Record<string, unknown>);
+    const framework = fromFrameworkError(err);
     if (framework) return framework;
   }
   if (err instanceof HttpException) {

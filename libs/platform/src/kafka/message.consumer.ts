@@ -87,7 +87,8 @@ export class MessageConsumer {
     await consumer?.disconnect();
   }
 
-  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+  private async onMessage(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition, message } = payload;
     const meta = messageMeta(topic, partition, message);
     await withLogContext({ requestId: meta.requestId, messageId: meta.messageId }, async () => {
       const registration = this.registrations.get(`${topic}|${meta.type}|${meta.version}`);
@@ -103,8 +104,8 @@ export class MessageConsumer {
       const stopTimer = this.metrics.kafkaHandleDuration.startTimer({ topic, type: meta.type });
       for (let attempt = 1; ; attempt++) {
         try {
-          const payload = parsePayload(registration.contract.payload, decodeJson(message.value), `${meta.type}.v${meta.version}`);
-          await registration.handler(payload, meta);
+          const parsed = parsePayload(registration.contract.payload, decodeJson(message.value), `${meta.type}.v${meta.version}`);
+          await registration.handler(parsed, meta);
           this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'handled' });
           stopTimer();
           return;
@@ -117,7 +118,7 @@ export class MessageConsumer {
           this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'retried' });
           this.logger.warn({ err, attempt, topic, partition, offset: meta.offset }, 'handler failed; retrying');
           await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
-          await heartbeat();
+          await payload.heartbeat();
         }
       }
     });
