@@ -1,0 +1,5 @@
+export * from './infra/endpoints';
+export * from './infra/test-run';
+export * from './fixtures/config';
+export * from './fixtures/kafka';
+export * from './process/app-process';

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot } from '../infra/endpoints';
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface AppProcess {
+  app: string;
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote (JSON log lines), for assertions and failures. */
+  output: () => string;
+  /** Resolves with the exit code (or signal name) once the process ended. */
+  exited: Promise<number | string>;
+  /** Sends SIGTERM (drain) and resolves with the exit code. */
+  stop: () => Promise<number | string>;
+}
+
+export const mainOf = (app: string): string => join(repoRoot(), 'dist', 'apps', app, 'src', 'main.js');
+
+/**
+ * Runs an app as its own process from the build (`dist/`, made by
+ * `npm run build`), like production does, on a free port, and waits until
+ * its /readyz answers 200.
+ */
+export async function startAppProcess(app: string, env: Record<string, string> = {}, readyTimeoutMs = 30_000): Promise<AppProcess> {
+  const main = mainOf(app);
+  if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build before the end-to-end tests`);
+  const port = env.HTTP_PORT ? Number(env.HTTP_PORT) : await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['--enable-source-maps', main], {
+    cwd: repoRoot(),
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      MIGRATE_ON_START: 'true',
+      SHUTDOWN_TIMEOUT_MS: '10000',
+      INSTANCE_ID: `${app}-${port}`,
+      ...env,
+      HTTP_PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  const handle: AppProcess = {
+    app,
+    url,
+    child,
+    output: () => output,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} during start-up:\n${output}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return handle;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${app} not ready within ${readyTimeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
