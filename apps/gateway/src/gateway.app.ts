@@ -19,9 +19,12 @@ export async function startGateway(
     logger,
     metrics,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    configure: (app) => {
-      app.setGlobalPrefix('v1', { exclude: UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })) });
-      app.useGlobalPipes(gatewayValidationPipe());
-    },
+    configure: configureGateway,
   });
+}
+
+/** The API conventions: /v1 prefix (probes, metrics and status outside it), global validation. */
+export function configureGateway(app: NestFastifyApplication): void {
+  app.setGlobalPrefix('v1', { exclude: UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })) });
+  app.useGlobalPipes(gatewayValidationPipe());
 }

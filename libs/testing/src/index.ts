@@ -3,3 +3,4 @@ export * from './infra/test-run';
 export * from './fixtures/config';
 export * from './fixtures/kafka';
 export * from './process/app-process';
+export * from './fixtures/service-skeleton';

@@ -85,6 +85,8 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+    // JSON only: Fastify's own JSON parser stays; Nest's form parser is not added.
+    bodyParser: false,
   });
   app.useGlobalFilters(new HttpErrorFilter(logger));
   await options.configure?.(app);

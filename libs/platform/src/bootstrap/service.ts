@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DataSource } from 'typeorm';
+import { DataSource, type MigrationInterface } from 'typeorm';
 import { ServiceCommandTopic, type ServiceName } from '@worktrack/contracts';
 import type { ServiceConfig } from '../config/base.config';
 import type { ServiceDataSourceOptions } from '../database/data-source.factory';
@@ -16,9 +16,14 @@ import { StatusRepository } from '../status/status.repository';
 import { APP_VERSION } from './version';
 import { createHttpApp } from './bootstrap';
 
+/** A service's schema, entities and migrations (classes, in order). */
+export interface ServiceDatabase extends Pick<ServiceDataSourceOptions, 'schema' | 'entities'> {
+  migrations: Array<new () => MigrationInterface>;
+}
+
 export interface ServiceDefinition {
   name: ServiceName;
-  database: Pick<ServiceDataSourceOptions, 'schema' | 'entities' | 'migrations'>;
+  database: ServiceDatabase;
   /** The service's feature modules; they inject CommandServer to register handlers. */
   features: Array<Type | DynamicModule>;
 }

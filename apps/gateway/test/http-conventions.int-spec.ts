@@ -1,0 +1,143 @@
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
+import { testConfig } from '@worktrack/testing';
+import { configureGateway } from '../src/gateway.app';
+import { GatewayConfig } from '../src/gateway.config';
+import { GatewayModule } from '../src/gateway.module';
+
+class ItemDto {
+  @Matches(/^[a-z0-9_.-]{1,64}$/) event_type!: string;
+  @IsOptional() @IsString() @MaxLength(256) external_id?: string;
+}
+class BatchDto {
+  @IsArray() @ArrayMaxSize(3) @ValidateNested({ each: true }) @Type(() => ItemDto) events!: ItemDto[];
+}
+
+/** Routes that exist only in this test, to reach the gateway's conventions. */
+@Controller('conventions')
+class ConventionsTestController {
+  @Post('echo')
+  echo(@Body() body: BatchDto): { data: BatchDto } {
+    return { data: body };
+  }
+
+  @Get('boom')
+  boom(): never {
+    throw new Error('connection string postgres://secret@db leaked?');
+  }
+}
+
+@Module({ controllers: [ConventionsTestController] })
+class ConventionsTestModule {}
+
+describe('gateway HTTP conventions (D-1 … D-4)', () => {
+  let app: NestFastifyApplication;
+  let base: string;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const config = testConfig(GatewayConfig, { REQUEST_TIMEOUT_MS: '1500', BODY_LIMIT_BYTES: '2048', LOG_LEVEL: 'info' });
+    const logger = createLogger('gateway', 'info', config.INSTANCE_ID);
+    const write = process.stdout.write.bind(process.stdout);
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      const line = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (line.includes('"app":"gateway"')) {
+        logged.push(line);
+        return true;
+      }
+      return write(chunk);
+    });
+    const metrics = new Metrics('gateway');
+    app = await createHttpApp(
+      { module: ConventionsTestModule, imports: [GatewayModule.forRoot(config, logger, metrics)] },
+      { config, logger, metrics, bodyLimit: config.BODY_LIMIT_BYTES, configure: configureGateway },
+    );
+    base = `http://127.0.0.1:${boundPort(app)}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    jest.restoreAllMocks();
+  });
+
+  const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(`${base}${path}`, { method: 'POST', body, headers });
+
+  it('accepts a valid body under /v1 and echoes X-Request-Id (D-4)', async () => {
+    const res = await post('/v1/conventions/echo', JSON.stringify({ events: [{ event_type: 'deploy' }] }), {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': 'client-req-1',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-request-id')).toBe('client-req-1');
+    expect(await res.json()).toEqual({ data: { events: [{ event_type: 'deploy' }] } });
+  });
+
+  it('generates a request id when none (or an unsafe one) is sent', async () => {
+    const res = await fetch(`${base}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('rejects unknown fields and names every bad path (D-3, D-1 details)', async () => {
+    const res = await post(
+      '/v1/conventions/echo',
+      JSON.stringify({ events: [{ event_type: 'ok' }, { event_type: 'Bad Type', surprise: 1 }], extra: true }),
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; details: Array<{ path: string }> } };
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.details.map((d) => d.path).sort()).toEqual(['events[1].event_type', 'events[1].surprise', 'extra']);
+  });
+
+  it.each([
+    ['malformed JSON', () => post('/v1/conventions/echo', '{"events": ['), 400, 'INVALID_JSON'],
+    ['an empty JSON body', () => post('/v1/conventions/echo', ''), 400, 'INVALID_JSON'],
+    ['an oversize body', () => post('/v1/conventions/echo', JSON.stringify({ events: [{ event_type: 'x'.repeat(4000) }] })), 413, 'PAYLOAD_TOO_LARGE'],
+    ['an unsupported media type', () => post('/v1/conventions/echo', 'events=1', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a form body', () => post('/v1/conventions/echo', 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['an unknown route', () => fetch(`${base}/v1/nowhere`), 404, 'NOT_FOUND'],
+    ['a route outside /v1', () => fetch(`${base}/conventions/boom`), 404, 'NOT_FOUND'],
+  ])('answers %s with the envelope', async (_name, request, status, code) => {
+    const res = await request();
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe(code);
+    expect(typeof body.error.message).toBe('string');
+    expect(Object.keys(body)).toEqual(['error']);
+  });
+
+  it('answers an internal error with 500 INTERNAL, no stack or cause, and logs it with the request id', async () => {
+    const res = await fetch(`${base}/v1/conventions/boom`, { headers: { 'x-request-id': 'req-boom' } });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: { code: 'INTERNAL', message: 'Internal error (request id req-boom).' } });
+    expect(text).not.toContain('postgres://');
+    expect(text).not.toContain('at ');
+    const line = logged.find((l) => l.includes('"msg":"internal error"'));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ level: 'error', requestId: 'req-boom', err: { message: expect.stringContaining('leaked') } });
+  });
+
+  it('answers 503 UNAVAILABLE within the bound when services do not reply (none run here)', async () => {
+    const started = Date.now();
+    const res = await fetch(`${base}/status`);
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; details: Array<{ path: string }> } };
+    expect(body.error.code).toBe('UNAVAILABLE');
+    expect(body.error.details.map((d) => d.path).sort()).toEqual(['correlation', 'identity', 'ingestion', 'plate', 'sessions']);
+    expect(elapsed).toBeLessThan(1500 + 1500);
+  });
+
+  it('reports ready (Kafka and its reply consumer) and exposes metrics', async () => {
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ data: { status: 'ready', checks: { kafka: 'up', replies: 'up' } } });
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toMatch(/worktrack_http_request_duration_seconds_count\{[^}]*status="415"/);
+    expect(text).toMatch(/worktrack_rpc_duration_seconds_count\{[^}]*outcome="timeout"/);
+  });
+});
