@@ -2,7 +2,7 @@
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'e2e',
-  roots: ['<rootDir>/apps', '<rootDir>/test'],
+  roots: ['<rootDir>/e2e'],
   testMatch: ['**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/libs/testing/src/infra/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/infra/global-teardown.ts',

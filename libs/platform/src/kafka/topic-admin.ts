@@ -10,7 +10,7 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
   if (missing.length > 0) {
-    await admin.createTopics({
+    await createTopicsTolerant(admin, {
       waitForLeaders: true,
       timeout: 30_000,
       topics: missing.map((t) => ({
@@ -35,6 +35,25 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
   }
   await waitForLeaders(admin, topics.map((t) => topicName(t, prefix)));
   return missing.map((t) => topicName(t, prefix));
+}
+
+type CreateTopicsArgs = Parameters<Admin['createTopics']>[0];
+
+/**
+ * createTopics with waitForLeaders can fail right after creation with
+ * "does not host this topic-partition" or "already exists" (another creator
+ * won a race); both are fine here because waitForLeaders below polls until
+ * every partition has a leader.
+ */
+async function createTopicsTolerant(admin: Admin, args: CreateTopicsArgs): Promise<void> {
+  try {
+    await admin.createTopics(args);
+  } catch (err) {
+    const type = (err as { type?: string }).type ?? '';
+    const nested = ((err as { errors?: Array<{ type?: string }> }).errors ?? []).map((e) => e.type ?? '');
+    const tolerated = ['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_ALREADY_EXISTS', 'LEADER_NOT_AVAILABLE'];
+    if (!tolerated.includes(type) && !(nested.length > 0 && nested.every((t) => tolerated.includes(t)))) throw err;
+  }
 }
 
 /** Polls metadata until every partition of every topic has a leader (kafkajs #815, #1563). */

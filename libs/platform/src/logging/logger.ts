@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /** What every log line of the current request or message carries (D-4). */
 export interface LogContext {
@@ -21,8 +21,8 @@ export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
 export type AppLogger = Logger;
 
 /** JSON logs on stdout, one object a line, with the request id mixed in. */
-export function createLogger(app: string, level: string, instanceId: string): AppLogger {
-  return pino({
+export function createLogger(app: string, level: string, instanceId: string, destination?: DestinationStream): AppLogger {
+  const options: LoggerOptions = {
     level,
     base: { app, instance: instanceId },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -35,7 +35,8 @@ export function createLogger(app: string, level: string, instanceId: string): Ap
       for (const [k, v] of Object.entries(store)) if (v !== undefined) out[k] = v;
       return out;
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 const errorFields = (value: unknown): Record<string, unknown> =>

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { allTopics, defineCommand, ErrorCode, Header, Topics } from '@worktrack/contracts';
-import { AppConfig, CommandClient, CommandServer, createLogger, DomainError, ensureTopics, KafkaClient, Metrics } from '@worktrack/platform';
-import { eventually, testConfig } from '@worktrack/testing';
+import { CommandClient, CommandServer, createLogger, DomainError, ensureTopics, KafkaClient, Metrics } from '../src';
+import { eventually, platformTestClient } from './helpers';
 
 class EchoV1 {
   @IsString() text!: string;
@@ -20,8 +20,7 @@ const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}rpc${randomUUID().slice(0
 const clients: KafkaClient[] = [];
 
 function kafka(name: string): { client: KafkaClient; metrics: Metrics } {
-  const config = testConfig(AppConfig, { KAFKA_TOPIC_PREFIX: prefix, INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}` });
-  const client = new KafkaClient(name, config, createLogger(name, config.LOG_LEVEL, config.INSTANCE_ID));
+  const client = platformTestClient(name, prefix);
   clients.push(client);
   return { client, metrics: new Metrics(name) };
 }
@@ -100,8 +99,8 @@ describe('request/reply over Kafka (ADR 0002)', () => {
     gateways.push(await startClient('gw-4'));
     wave(200);
     const settled = await Promise.allSettled(results);
-    const failed = settled.filter((s) => s.status === 'rejected');
-    expect(failed.map((f) => String((f as PromiseRejectedResult).reason))).toEqual([]);
+    const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    expect(failed.map((f) => String(f.reason))).toEqual([]);
     expect(mismatches).toEqual([]);
     expect(n).toBe(500);
     await Promise.all(gateways.map((g) => g.stop()));
@@ -113,7 +112,7 @@ describe('request/reply over Kafka (ADR 0002)', () => {
     try {
       const started = Date.now();
       // No server consumes this namespace's sessions topic.
-      const timeoutCommand = { ...Echo, topic: 'sessionsCommands' as const };
+      const timeoutCommand = { ...Echo, topic: 'sessionsCommands' } as const;
       const err = await client.send(timeoutCommand, { text: 'nobody' }, { key: 'm' }).catch((e: unknown) => e);
       const elapsed = Date.now() - started;
       expect(err).toMatchObject({ code: 'UNAVAILABLE' });

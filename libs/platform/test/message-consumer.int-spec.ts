@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { IsInt, IsString } from 'class-validator';
 import { allTopics, defineMessage, Header, Topics } from '@worktrack/contracts';
-import { AppConfig, createLogger, ensureTopics, KafkaClient, MessageConsumer, MessagePublisher, Metrics, readHeaders } from '@worktrack/platform';
-import { eventually, testConfig } from '@worktrack/testing';
+import { createLogger, ensureTopics, KafkaClient, MessageConsumer, MessagePublisher, Metrics, readHeaders } from '../src';
+import { eventually, platformTestClient } from './helpers';
 
 class TickV1 {
   @IsString() memberId!: string;
@@ -14,8 +14,7 @@ const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}mc${randomUUID().slice(0,
 const clients: KafkaClient[] = [];
 
 function client(name: string): KafkaClient {
-  const config = testConfig(AppConfig, { KAFKA_TOPIC_PREFIX: prefix, INSTANCE_ID: `${name}-${randomUUID().slice(0, 6)}` });
-  const c = new KafkaClient(name, config, createLogger(name, config.LOG_LEVEL, config.INSTANCE_ID));
+  const c = platformTestClient(name, prefix);
   clients.push(c);
   return c;
 }

@@ -1,0 +1,52 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsString, Matches, ValidateNested } from 'class-validator';
+import { ContractViolation, parsePayload } from './validate';
+import { StatusResultV1 } from './system/status.query';
+
+class Item {
+  @Matches(/^[a-z]+$/) kind!: string;
+}
+class Batch {
+  @IsString() owner!: string;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => Item) items!: Item[];
+}
+
+describe('parsePayload', () => {
+  it('returns a class instance for a valid payload', () => {
+    const batch = parsePayload(Batch, { owner: 'm', items: [{ kind: 'a' }] });
+    expect(batch).toBeInstanceOf(Batch);
+    expect(batch.items[0]).toBeInstanceOf(Item);
+  });
+
+  it('names every violation with a D-1 path, unknown fields included', () => {
+    const error = (() => {
+      try {
+        parsePayload(Batch, { owner: 3, items: [{ kind: 'ok' }, { kind: 'NO', extra: 1 }], stray: true }, 'batch.v1');
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ContractViolation);
+    const paths = (error as ContractViolation).details.map((d) => d.path).sort();
+    expect(paths).toEqual(['items[1].extra', 'items[1].kind', 'owner', 'stray']);
+    expect((error as ContractViolation).contract).toBe('batch.v1');
+  });
+
+  it.each([null, 'text', 42, [1, 2]])('rejects a non-object payload (%p)', (value) => {
+    expect(() => parsePayload(Batch, value)).toThrow(ContractViolation);
+  });
+
+  it('validates nested results (the status reply)', () => {
+    expect(() =>
+      parsePayload(StatusResultV1, {
+        service: 'identity',
+        instanceId: 'i',
+        version: '1',
+        schema: 'identity',
+        migrations: [{ name: 'Init', timestamp: 'yesterday' }],
+        databaseLatencyMs: 1,
+      }),
+    ).toThrow(/migrations\[0\]\.timestamp/);
+  });
+});
