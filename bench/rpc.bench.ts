@@ -1,0 +1,89 @@
+/**
+ * Benchmark (not a test): round trip of a gateway command over Kafka —
+ * CommandClient → command topic → CommandServer → reply topic → the same
+ * replica. Uses the broker of KAFKA_BROKERS (default 127.0.0.1:9092; run
+ * `npm run infra:up` first) in a private topic namespace, a trivial handler,
+ * and prints p50/p95/p99 sequentially and under concurrency.
+ *   npm run bench:rpc [-- --requests 2000 --concurrency 32]
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname, cpus } from 'node:os';
+import { IsString } from 'class-validator';
+import { allTopics, defineCommand } from '@worktrack/contracts';
+import { AppConfig, CommandClient, CommandServer, createLogger, ensureTopics, KafkaClient, loadConfig, Metrics } from '@worktrack/platform';
+
+class PingV1 {
+  @IsString() text!: string;
+}
+const Ping = defineCommand({ type: 'bench.ping', version: 1, topic: 'identityCommands', payload: PingV1, result: PingV1 });
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(label: string, samples: number[], wallMs: number): string {
+  const s = [...samples].sort((a, b) => a - b);
+  const f = (n: number) => n.toFixed(2).padStart(7);
+  return `${label.padEnd(26)} n=${String(s.length).padStart(5)}  p50 ${f(percentile(s, 50))} ms  p95 ${f(percentile(s, 95))} ms  p99 ${f(percentile(s, 99))} ms  max ${f(s[s.length - 1])} ms  ${(s.length / (wallMs / 1000)).toFixed(0).padStart(6)} req/s`;
+}
+
+async function main(): Promise<void> {
+  const requests = arg('requests', 2000);
+  const concurrency = arg('concurrency', 32);
+  const prefix = `bench${randomUUID().slice(0, 6)}.`;
+  const mk = (name: string): KafkaClient => {
+    const config = loadConfig(AppConfig, { ...process.env, KAFKA_TOPIC_PREFIX: prefix, INSTANCE_ID: `${name}-${randomUUID().slice(0, 6)}` });
+    return new KafkaClient(name, config, createLogger(name, 'error', config.INSTANCE_ID));
+  };
+  const admin = mk('bench-admin');
+  await ensureTopics(await admin.admin(), allTopics(), prefix);
+  const serverClient = mk('bench-server');
+  const server = new CommandServer(serverClient, createLogger('s', 'error', 's'), new Metrics('s'), { topic: 'identityCommands', groupId: 'bench' });
+  server.handle(Ping, (p) => Promise.resolve(p));
+  await server.start();
+  const clientKafka = mk('bench-client');
+  const client = new CommandClient(clientKafka, createLogger('c', 'error', 'c'), new Metrics('c'), { timeoutMs: 10_000 });
+  await client.start();
+
+  const one = async (i: number): Promise<number> => {
+    const t = process.hrtime.bigint();
+    await client.send(Ping, { text: String(i) }, { key: `member-${i % 100}` });
+    return Number(process.hrtime.bigint() - t) / 1e6;
+  };
+  for (let i = 0; i < 200; i++) await one(i); // warm-up
+
+  const sequential: number[] = [];
+  let started = Date.now();
+  for (let i = 0; i < requests / 4; i++) sequential.push(await one(i));
+  const seqWall = Date.now() - started;
+
+  const concurrent: number[] = [];
+  let next = 0;
+  started = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) concurrent.push(await one(next++));
+    }),
+  );
+  const conWall = Date.now() - started;
+
+  console.log(`\nbench:rpc — Kafka request/reply round trip (${hostname()}, ${cpus().length} cores, node ${process.version})`);
+  console.log(summary('sequential (1 in flight)', sequential, seqWall));
+  console.log(summary(`concurrent (${concurrency} in flight)`, concurrent, conWall));
+
+  await client.stop();
+  await server.stop();
+  const a = await admin.admin();
+  await a.deleteTopics({ topics: allTopics().map((t) => `${prefix}${t.name}`) }).catch(() => undefined);
+  await Promise.all([serverClient.close(), clientKafka.close(), admin.close()]);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
