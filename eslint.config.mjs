@@ -39,13 +39,31 @@ export default tseslint.config(
       // Nest injects by the runtime class: an injected class must stay a value import.
       '@typescript-eslint/consistent-type-imports': 'off',
       'no-restricted-properties': ['error', ...noFocusOrSkip],
-      'no-restricted-globals': ['error', { name: 'fit', message: 'No focused tests.' }, { name: 'fdescribe', message: 'No focused tests.' }, { name: 'xit', message: 'No skipped tests.' }, { name: 'xdescribe', message: 'No skipped tests.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fit', message: 'No focused tests.' },
+        { name: 'fdescribe', message: 'No focused tests.' },
+        { name: 'xit', message: 'No skipped tests.' },
+        { name: 'xdescribe', message: 'No skipped tests.' },
+      ],
     },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+      },
     },
   },
 );

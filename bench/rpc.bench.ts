@@ -37,13 +37,20 @@ async function main(): Promise<void> {
   const concurrency = arg('concurrency', 32);
   const prefix = `bench${randomUUID().slice(0, 6)}.`;
   const mk = (name: string): KafkaClient => {
-    const config = loadConfig(AppConfig, { ...process.env, KAFKA_TOPIC_PREFIX: prefix, INSTANCE_ID: `${name}-${randomUUID().slice(0, 6)}` });
+    const config = loadConfig(AppConfig, {
+      ...process.env,
+      KAFKA_TOPIC_PREFIX: prefix,
+      INSTANCE_ID: `${name}-${randomUUID().slice(0, 6)}`,
+    });
     return new KafkaClient(name, config, createLogger(name, 'error', config.INSTANCE_ID));
   };
   const admin = mk('bench-admin');
   await ensureTopics(await admin.admin(), allTopics(), prefix);
   const serverClient = mk('bench-server');
-  const server = new CommandServer(serverClient, createLogger('s', 'error', 's'), new Metrics('s'), { topic: 'identityCommands', groupId: 'bench' });
+  const server = new CommandServer(serverClient, createLogger('s', 'error', 's'), new Metrics('s'), {
+    topic: 'identityCommands',
+    groupId: 'bench',
+  });
   server.handle(Ping, (p) => Promise.resolve(p));
   await server.start();
   const clientKafka = mk('bench-client');

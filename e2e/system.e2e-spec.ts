@@ -21,7 +21,11 @@ describe('the system end to end', () => {
     // The explicit migration step (a k8s Job in production), run twice: idempotent.
     for (let run = 0; run < 2; run++) {
       for (const service of SERVICES) {
-        const result = spawnSync(process.execPath, [mainOf(service), 'migrate'], { cwd: repoRoot(), encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'info' } });
+        const result = spawnSync(process.execPath, [mainOf(service), 'migrate'], {
+          cwd: repoRoot(),
+          encoding: 'utf8',
+          env: { ...process.env, LOG_LEVEL: 'info' },
+        });
         expect({ service, status: result.status, stderr: result.stderr }).toEqual({ service, status: 0, stderr: '' });
         expect(result.stdout).toContain(run === 0 ? '"msg":"migrations applied"' : '"msg":"schema up to date"');
       }

@@ -19,7 +19,9 @@ export function ensureDeps(root, { force = false } = {}) {
     process.stderr.write(stderr);
     throw new Error('npm ci failed');
   }
-  console.log('[deps] npm ci refused the lockfile (optional packages of other platforms missing from this registry); npm install with the same lockfile');
+  console.log(
+    '[deps] npm ci refused the lockfile (optional packages of other platforms missing from this registry); npm install with the same lockfile',
+  );
   const install = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (install.status !== 0) throw new Error('npm install failed');
 }

@@ -72,7 +72,13 @@ async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   console.log('\n[start] stopping: draining every app');
-  const exits = [...children.values()].map(({ child }) => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }));
+  const exits = [...children.values()].map(
+    ({ child }) =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  );
   await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
   for (const { child } of children.values()) child.kill('SIGKILL');
   spawnSync('bash', ['scripts/infra.sh', 'down'], { cwd: root, stdio: 'inherit', env });
@@ -85,7 +91,10 @@ process.on('SIGTERM', () => void stop(0));
 const deadline = Date.now() + 90_000;
 for (const [app, { port }] of children) {
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (stopping) await new Promise(() => {});
     if (Date.now() > deadline) {

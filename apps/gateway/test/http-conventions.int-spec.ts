@@ -86,9 +86,24 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   it.each([
     ['malformed JSON', () => post('/v1/conventions/echo', '{"events": ['), 400, 'INVALID_JSON'],
     ['an empty JSON body', () => post('/v1/conventions/echo', ''), 400, 'INVALID_JSON'],
-    ['an oversize body', () => post('/v1/conventions/echo', JSON.stringify({ events: [{ event_type: 'x'.repeat(4000) }] })), 413, 'PAYLOAD_TOO_LARGE'],
-    ['an unsupported media type', () => post('/v1/conventions/echo', 'events=1', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-    ['a form body', () => post('/v1/conventions/echo', 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'an oversize body',
+      () => post('/v1/conventions/echo', JSON.stringify({ events: [{ event_type: 'x'.repeat(4000) }] })),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'an unsupported media type',
+      () => post('/v1/conventions/echo', 'events=1', { 'content-type': 'text/plain' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    [
+      'a form body',
+      () => post('/v1/conventions/echo', 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
     ['an unknown route', () => fetch(`${base}/v1/nowhere`), 404, 'NOT_FOUND'],
     ['a route outside /v1', () => fetch(`${base}/conventions/boom`), 404, 'NOT_FOUND'],
   ])('answers %s with the envelope', async (_name, request, status, code) => {

@@ -27,9 +27,7 @@ export function defineMessage<T extends object>(contract: MessageContract<T>): M
   return Object.freeze(contract);
 }
 
-export function defineCommand<T extends object, R extends object>(
-  contract: CommandContract<T, R>,
-): CommandContract<T, R> {
+export function defineCommand<T extends object, R extends object>(contract: CommandContract<T, R>): CommandContract<T, R> {
   return Object.freeze(contract);
 }
 

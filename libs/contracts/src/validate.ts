@@ -18,7 +18,8 @@ export class ContractViolation extends Error {
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const error of errors) {
-    const path = parent === '' ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
+    const path =
+      parent === '' ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
     for (const issue of Object.values(error.constraints ?? {})) out.push({ path, issue });
     if (error.children && error.children.length > 0) out.push(...flattenValidationErrors(error.children, path));
   }

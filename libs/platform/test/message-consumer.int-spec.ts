@@ -51,9 +51,20 @@ describe('MessageConsumer: at-least-once, ordered per key, poison to the dead-le
     const producer = await publisherClient.producer();
     const topic = `${prefix}${Topics.plateCommands.name}`;
     // Poison first on member a's partition: it must not block what follows.
-    await producer.send({ topic, messages: [{ key: 'a', value: '{not json', headers: { [Header.type]: 'test.tick', [Header.version]: '1' } }] });
-    await producer.send({ topic, messages: [{ key: 'a', value: JSON.stringify({ memberId: 'a' }), headers: { [Header.type]: 'test.tick', [Header.version]: '1' } }] });
-    await producer.send({ topic, messages: [{ key: 'a', value: JSON.stringify({ memberId: 'a', seq: 0 }), headers: { [Header.type]: 'test.tick', [Header.version]: '9' } }] });
+    await producer.send({
+      topic,
+      messages: [{ key: 'a', value: '{not json', headers: { [Header.type]: 'test.tick', [Header.version]: '1' } }],
+    });
+    await producer.send({
+      topic,
+      messages: [{ key: 'a', value: JSON.stringify({ memberId: 'a' }), headers: { [Header.type]: 'test.tick', [Header.version]: '1' } }],
+    });
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'a', value: JSON.stringify({ memberId: 'a', seq: 0 }), headers: { [Header.type]: 'test.tick', [Header.version]: '9' } },
+      ],
+    });
     for (let seq = 1; seq <= 40; seq++) {
       await publisher.publishMany(Tick, [
         { key: 'a', payload: { memberId: 'a', seq } },
@@ -63,7 +74,10 @@ describe('MessageConsumer: at-least-once, ordered per key, poison to the dead-le
     await publisher.publish(Tick, { memberId: 'flaky', seq: 1 }, { key: 'flaky' });
     await publisher.publish(Tick, { memberId: 'doomed', seq: 1 }, { key: 'doomed' });
 
-    await eventually(() => (seen.a?.length ?? 0) === 40 && (seen.b?.length ?? 0) === 40 && (seen.flaky?.length ?? 0) === 1, 'all ticks handled');
+    await eventually(
+      () => (seen.a?.length ?? 0) === 40 && (seen.b?.length ?? 0) === 40 && (seen.flaky?.length ?? 0) === 1,
+      'all ticks handled',
+    );
     expect(seen.a).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(seen.b).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(flaky).toBe(3); // failed twice, handled on the third attempt

@@ -29,11 +29,16 @@ const handled: string[] = [];
 
 async function startServer(name: string, group = 'echo'): Promise<{ server: CommandServer; metrics: Metrics }> {
   const { client, metrics } = kafka(name);
-  const server = new CommandServer(client, createLogger(name, 'silent', name), metrics, { topic: 'identityCommands', groupId: group, sessionTimeoutMs: 6_000 });
+  const server = new CommandServer(client, createLogger(name, 'silent', name), metrics, {
+    topic: 'identityCommands',
+    groupId: group,
+    sessionTimeoutMs: 6_000,
+  });
   server.handle(Echo, async (p) => {
     handled.push(p.text);
     if (p.delayMs) await new Promise((r) => setTimeout(r, p.delayMs));
-    if (p.failWith === 'domain') throw new DomainError(ErrorCode.SESSION_NOT_FOUND, 'No such session.', [{ path: 'session_id', issue: 'unknown' }]);
+    if (p.failWith === 'domain')
+      throw new DomainError(ErrorCode.SESSION_NOT_FOUND, 'No such session.', [{ path: 'session_id', issue: 'unknown' }]);
     if (p.failWith === 'crash') throw new Error('database password is hunter2');
     return { text: p.text, servedBy: name };
   });
@@ -65,9 +70,15 @@ describe('request/reply over Kafka (ADR 0002)', () => {
       await expect(client.send(Echo, { text: 'hello' }, { key: 'member-1' })).resolves.toEqual({ text: 'hello', servedBy: 'server-basic' });
       const err = await client.send(Echo, { text: 'x', failWith: 'domain' }, { key: 'member-1' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainError);
-      expect(err).toMatchObject({ code: 'SESSION_NOT_FOUND', message: 'No such session.', details: [{ path: 'session_id', issue: 'unknown' }] });
+      expect(err).toMatchObject({
+        code: 'SESSION_NOT_FOUND',
+        message: 'No such session.',
+        details: [{ path: 'session_id', issue: 'unknown' }],
+      });
       // An unexpected failure is INTERNAL and leaks nothing of its cause.
-      const crash = await client.send(Echo, { text: 'y', failWith: 'crash' }, { key: 'member-1', requestId: 'req-42' }).catch((e: unknown) => e);
+      const crash = await client
+        .send(Echo, { text: 'y', failWith: 'crash' }, { key: 'member-1', requestId: 'req-42' })
+        .catch((e: unknown) => e);
       expect(crash).toMatchObject({ code: 'INTERNAL' });
       expect((crash as Error).message).not.toContain('hunter2');
       expect((crash as Error).message).toContain('req-42');

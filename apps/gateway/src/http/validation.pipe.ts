@@ -12,7 +12,6 @@ export function gatewayValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     stopAtFirstError: false,
-    exceptionFactory: (errors) =>
-      new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', flattenValidationErrors(errors)),
+    exceptionFactory: (errors) => new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', flattenValidationErrors(errors)),
   });
 }

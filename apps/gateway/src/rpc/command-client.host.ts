@@ -13,9 +13,7 @@ export class CommandClientHost implements OnApplicationBootstrap, OnApplicationS
 
   constructor(kafka: KafkaClient, @Inject(LOGGER) logger: AppLogger, metrics: Metrics, config: GatewayConfig, readiness: ReadinessService) {
     this.client = new CommandClient(kafka, logger, metrics, { timeoutMs: config.REQUEST_TIMEOUT_MS });
-    readiness.register('replies', () =>
-      this.client.isReady ? Promise.resolve() : Promise.reject(new Error('reply consumer not ready')),
-    );
+    readiness.register('replies', () => (this.client.isReady ? Promise.resolve() : Promise.reject(new Error('reply consumer not ready'))));
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -15,7 +15,9 @@ export function runMain(app: string, main: () => Promise<void>): void {
     if (err instanceof ConfigError) {
       process.stderr.write(`${app}: ${err.message}\n`);
     } else {
-      process.stderr.write(`${JSON.stringify({ level: 'fatal', app, msg: 'start-up failed', err: String(err), stack: (err as Error)?.stack })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ level: 'fatal', app, msg: 'start-up failed', err: String(err), stack: (err as Error)?.stack })}\n`,
+      );
     }
     process.exit(1);
   });
@@ -28,7 +30,12 @@ export async function runMigrations(
   logger: AppLogger,
 ): Promise<string[]> {
   await ensureDatabase(config.DATABASE_URL);
-  const dataSource = createServiceDataSource({ ...database, url: config.DATABASE_URL, poolSize: 2, applicationName: `migrate.${database.schema}` });
+  const dataSource = createServiceDataSource({
+    ...database,
+    url: config.DATABASE_URL,
+    poolSize: 2,
+    applicationName: `migrate.${database.schema}`,
+  });
   await dataSource.initialize();
   try {
     const applied = await migrate(dataSource);

@@ -6,6 +6,8 @@ describe('requestIdOf (D-4)', () => {
   });
 
   it.each([undefined, '', 'has space', 'x'.repeat(129), 'line\nbreak', '<script>'])('replaces %p with a new uuid', (given) => {
-    expect(requestIdOf({ headers: { 'x-request-id': given } })).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(requestIdOf({ headers: { 'x-request-id': given } })).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe('loadConfig (fail-fast typed config)', () => {
   });
 
   it('converts numbers and booleans', () => {
-    expect(loadConfig(SampleConfig, { WORKERS: '8', FEATURE: 'yes', KAFKA_BROKERS: 'a:1,b:2' })).toMatchObject({ WORKERS: 8, FEATURE: true });
+    expect(loadConfig(SampleConfig, { WORKERS: '8', FEATURE: 'yes', KAFKA_BROKERS: 'a:1,b:2' })).toMatchObject({
+      WORKERS: 8,
+      FEATURE: true,
+    });
     expect(loadConfig(SampleConfig, { FEATURE: '0' }).FEATURE).toBe(false);
   });
 

@@ -31,7 +31,10 @@ describe('D-2 error codes', () => {
   });
 
   it('keeps a domain error’s code, message and details', () => {
-    const r = toErrorResponse(new DomainError(ErrorCode.SESSION_STATE_CONFLICT, 'Session is paused.', [{ path: 'state', issue: 'paused' }]), 'r1');
+    const r = toErrorResponse(
+      new DomainError(ErrorCode.SESSION_STATE_CONFLICT, 'Session is paused.', [{ path: 'state', issue: 'paused' }]),
+      'r1',
+    );
     expect(r).toEqual({
       status: 409,
       internal: false,
@@ -41,7 +44,9 @@ describe('D-2 error codes', () => {
 
   it('maps framework errors by their codes', () => {
     expect(toErrorResponse({ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }, 'r').body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(toErrorResponse({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }, 'r').body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(toErrorResponse({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }, 'r').body.error.code).toBe(
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     expect(toErrorResponse({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 }, 'r').body.error.code).toBe('INVALID_JSON');
     expect(toErrorResponse(new NotFoundException(), 'r').body.error.code).toBe('NOT_FOUND');
     expect(toErrorResponse(new BadRequestException(), 'r').body.error.code).toBe('VALIDATION_FAILED');
@@ -49,6 +54,10 @@ describe('D-2 error codes', () => {
 
   it('hides anything unexpected behind INTERNAL with the request id', () => {
     const r = toErrorResponse(new TypeError('cannot read x of undefined at /src/secret.ts:10'), 'req-9');
-    expect(r).toEqual({ status: 500, internal: true, body: { error: { code: 'INTERNAL', message: 'Internal error (request id req-9).' } } });
+    expect(r).toEqual({
+      status: 500,
+      internal: true,
+      body: { error: { code: 'INTERNAL', message: 'Internal error (request id req-9).' } },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Admin, type LogEntry, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type LogEntry, type Message, type Producer } from 'kafkajs';
 import { topicName, type TopicDefinition } from '@worktrack/contracts';
 import type { AppConfig } from '../config/base.config';
 import type { AppLogger } from '../logging/logger';
@@ -18,6 +18,8 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 export class KafkaClient {
   readonly kafka: Kafka;
   private producerPromise?: Promise<Producer>;
+  private readonly queue: Array<{ topic: string; messages: Message[]; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private flushing = false;
   private adminPromise?: Promise<Admin>;
 
   constructor(
@@ -69,6 +71,39 @@ export class KafkaClient {
       throw err;
     });
     return this.producerPromise;
+  }
+
+  /**
+   * Produces with acks=all through the one idempotent producer. While one
+   * produce request is in flight, later sends queue up and leave together as
+   * the next batch (like the Java client's linger): throughput grows with
+   * concurrency while one key's messages keep their order. Resolves once the
+   * broker acknowledged the batch holding these messages.
+   */
+  send(topic: string, messages: Message[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ topic, messages, resolve, reject });
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, 1_000);
+        try {
+          const producer = await this.producer();
+          await producer.sendBatch({ acks: -1, topicMessages: batch.map(({ topic, messages }) => ({ topic, messages })) });
+          for (const entry of batch) entry.resolve();
+        } catch (err) {
+          for (const entry of batch) entry.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   admin(): Promise<Admin> {

@@ -26,8 +26,7 @@ interface Registration {
 }
 
 /** Errors that no retry can fix: the message goes to the dead-letter topic at once. */
-const isPermanent = (err: unknown): boolean =>
-  err instanceof ContractViolation || err instanceof SyntaxError || isDomainError(err);
+const isPermanent = (err: unknown): boolean => err instanceof ContractViolation || err instanceof SyntaxError || isDomainError(err);
 
 /**
  * At-least-once consumer of contract messages. A message's offset is committed
@@ -127,26 +126,21 @@ export class MessageConsumer {
   private async deadLetter(meta: MessageMeta, message: KafkaMessage, err: unknown): Promise<void> {
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     this.logger.error({ err, topic: meta.topic, partition: meta.partition, offset: meta.offset, type: meta.type }, 'message dead-lettered');
-    const producer = await this.client.producer();
-    await producer.send({
-      topic: this.client.topic(Topics.deadLetters),
-      acks: -1,
-      messages: [
-        {
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...meta.headers,
-            'wt-dlq-topic': meta.topic,
-            'wt-dlq-partition': String(meta.partition),
-            'wt-dlq-offset': meta.offset,
-            'wt-dlq-group': this.client.group(this.options.groupId),
-            'wt-dlq-error': error.slice(0, 2_000),
-            [Header.type]: meta.type,
-          },
+    await this.client.send(this.client.topic(Topics.deadLetters), [
+      {
+        key: message.key,
+        value: message.value,
+        headers: {
+          ...meta.headers,
+          'wt-dlq-topic': meta.topic,
+          'wt-dlq-partition': String(meta.partition),
+          'wt-dlq-offset': meta.offset,
+          'wt-dlq-group': this.client.group(this.options.groupId),
+          'wt-dlq-error': error.slice(0, 2_000),
+          [Header.type]: meta.type,
         },
-      ],
-    });
+      },
+    ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
 }

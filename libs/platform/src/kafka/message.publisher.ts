@@ -23,16 +23,11 @@ export class MessagePublisher {
     await this.publishMany(contract, [{ payload, ...opts }]);
   }
 
-  async publishMany<T extends object>(
-    contract: MessageContract<T>,
-    messages: Array<PublishOptions & { payload: T }>,
-  ): Promise<void> {
+  async publishMany<T extends object>(contract: MessageContract<T>, messages: Array<PublishOptions & { payload: T }>): Promise<void> {
     if (messages.length === 0) return;
-    const producer = await this.client.producer();
-    await producer.send({
-      topic: this.client.topic(Topics[contract.topic]),
-      acks: -1,
-      messages: messages.map((m) => {
+    await this.client.send(
+      this.client.topic(Topics[contract.topic]),
+      messages.map((m) => {
         const plain = instanceToPlain(m.payload);
         parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
         return {
@@ -41,6 +36,6 @@ export class MessagePublisher {
           headers: { ...contractHeaders(contract, m), ...m.headers },
         };
       }),
-    });
+    );
   }
 }

@@ -33,7 +33,10 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
       });
     }
   }
-  await waitForLeaders(admin, topics.map((t) => topicName(t, prefix)));
+  await waitForLeaders(
+    admin,
+    topics.map((t) => topicName(t, prefix)),
+  );
   return missing.map((t) => topicName(t, prefix));
 }
 

@@ -1,11 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnApplicationShutdown,
-  type Provider,
-} from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig, ServiceConfig } from '../config/base.config';
 import { createServiceDataSource, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';

@@ -125,27 +125,22 @@ export class CommandClient {
     const stopTimer = this.metrics.rpcDuration.startTimer({ command: name });
     const reply = this.await(correlationId, timeoutMs);
     try {
-      const producer = await this.client.producer();
-      await producer.send({
-        topic: this.client.topic(Topics[contract.topic]),
-        acks: -1,
-        messages: [
-          {
-            key: opts.key,
-            value: JSON.stringify(plain),
-            headers: {
-              [Header.type]: contract.type,
-              [Header.version]: String(contract.version),
-              [Header.messageId]: correlationId,
-              [Header.correlationId]: correlationId,
-              [Header.replyTo]: this.replyTopic,
-              [Header.replyInstance]: this.client.instanceId,
-              [Header.deadline]: String(Date.now() + timeoutMs),
-              ...(requestId ? { [Header.requestId]: requestId } : {}),
-            },
+      await this.client.send(this.client.topic(Topics[contract.topic]), [
+        {
+          key: opts.key,
+          value: JSON.stringify(plain),
+          headers: {
+            [Header.type]: contract.type,
+            [Header.version]: String(contract.version),
+            [Header.messageId]: correlationId,
+            [Header.correlationId]: correlationId,
+            [Header.replyTo]: this.replyTopic,
+            [Header.replyInstance]: this.client.instanceId,
+            [Header.deadline]: String(Date.now() + timeoutMs),
+            ...(requestId ? { [Header.requestId]: requestId } : {}),
           },
-        ],
-      });
+        },
+      ]);
     } catch (err) {
       this.settle(correlationId, { ok: false, error: { code: ErrorCode.UNAVAILABLE, message: 'The message broker is unavailable.' } });
       this.logger.error({ err, command: name }, 'command could not be published');
@@ -195,7 +190,10 @@ export class CommandClient {
       this.settle(correlationId, toReplyBody(decodeJson(message.value)));
     } catch (err) {
       this.logger.error({ err, correlationId }, 'unreadable reply');
-      this.settle(correlationId, { ok: false, error: { code: ErrorCode.INTERNAL, message: 'A service answered with an unreadable reply.' } });
+      this.settle(correlationId, {
+        ok: false,
+        error: { code: ErrorCode.INTERNAL, message: 'A service answered with an unreadable reply.' },
+      });
     }
     return Promise.resolve();
   }
@@ -204,17 +202,15 @@ export class CommandClient {
   private async probe(timeoutMs = 30_000): Promise<void> {
     const ids = Array.from({ length: Topics.gatewayReplies.partitions }, (_, p) => ({ p, id: `${PROBE}${randomUUID()}` }));
     const waits = ids.map(({ id }) => this.await(id, timeoutMs));
-    const producer = await this.client.producer();
-    await producer.send({
-      topic: this.replyTopic,
-      acks: -1,
-      messages: ids.map(({ p, id }) => ({
+    await this.client.send(
+      this.replyTopic,
+      ids.map(({ p, id }) => ({
         partition: p,
         key: id,
         value: JSON.stringify({ ok: true, data: {} }),
         headers: { [Header.correlationId]: id, [Header.replyInstance]: this.client.instanceId },
       })),
-    });
+    );
     const results = await Promise.all(waits);
     if (results.some((r) => !r.ok)) {
       throw new Error(`reply consumer did not see its probes on ${this.replyTopic} within ${timeoutMs} ms`);

@@ -1,13 +1,5 @@
 import type { Consumer, EachMessagePayload } from 'kafkajs';
-import {
-  ErrorCode,
-  Header,
-  parsePayload,
-  Topics,
-  type CommandContract,
-  type ReplyBody,
-  type TopicKey,
-} from '@worktrack/contracts';
+import { ErrorCode, Header, parsePayload, Topics, type CommandContract, type ReplyBody, type TopicKey } from '@worktrack/contracts';
 import { instanceToPlain } from 'class-transformer';
 import { isDomainError } from '../errors/domain-error';
 import type { KafkaClient } from '../kafka/kafka.client';
@@ -105,7 +97,10 @@ export class CommandServer {
     }
     if (Date.now() > deadline) {
       this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'expired' });
-      this.logger.warn({ topic, partition, offset: meta.offset, type: meta.type, lateMs: Date.now() - deadline }, 'command past its deadline skipped');
+      this.logger.warn(
+        { topic, partition, offset: meta.offset, type: meta.type, lateMs: Date.now() - deadline },
+        'command past its deadline skipped',
+      );
       return;
     }
     await withLogContext({ requestId: meta.requestId, messageId: meta.messageId }, async () => {
@@ -113,23 +108,18 @@ export class CommandServer {
       const body = await this.execute(meta, message.value);
       stopTimer();
       this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: body.ok ? 'handled' : 'failed' });
-      const producer = await this.client.producer();
-      await producer.send({
-        topic: replyTo,
-        acks: -1,
-        messages: [
-          {
-            key: correlationId,
-            value: JSON.stringify(body),
-            headers: {
-              [Header.correlationId]: correlationId,
-              [Header.replyInstance]: replyInstance,
-              [Header.messageId]: meta.messageId,
-              ...(meta.requestId ? { [Header.requestId]: meta.requestId } : {}),
-            },
+      await this.client.send(replyTo, [
+        {
+          key: correlationId,
+          value: JSON.stringify(body),
+          headers: {
+            [Header.correlationId]: correlationId,
+            [Header.replyInstance]: replyInstance,
+            [Header.messageId]: meta.messageId,
+            ...(meta.requestId ? { [Header.requestId]: meta.requestId } : {}),
           },
-        ],
-      });
+        },
+      ]);
     });
   }
 

@@ -72,7 +72,10 @@ async function tryContainers(given: { postgres?: string; kafka?: string; redis?:
   }
   if (!kafkaBrokers) {
     const { KafkaContainer } = await import('@testcontainers/kafka');
-    const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.7.1').withKraft().withEnvironment({ KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' }).start();
+    const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.7.1')
+      .withKraft()
+      .withEnvironment({ KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false' })
+      .start();
     started.push(kafka);
     kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9093)}`;
   }
