@@ -40,6 +40,7 @@ async function startServer(name: string, group = 'echo'): Promise<{ server: Comm
     if (p.failWith === 'domain')
       throw new DomainError(ErrorCode.SESSION_NOT_FOUND, 'No such session.', [{ path: 'session_id', issue: 'unknown' }]);
     if (p.failWith === 'crash') throw new Error('database password is hunter2');
+    if (p.failWith === 'bad-result') return { text: 42, servedBy: name } as unknown as EchoResultV1;
     return { text: p.text, servedBy: name };
   });
   await server.start();
@@ -82,6 +83,12 @@ describe('request/reply over Kafka (ADR 0002)', () => {
       expect(crash).toMatchObject({ code: 'INTERNAL' });
       expect((crash as Error).message).not.toContain('hunter2');
       expect((crash as Error).message).toContain('req-42');
+      // The server side refuses to answer outside its contract.
+      await expect(client.send(Echo, { text: 'z', failWith: 'bad-result' }, { key: 'member-1' })).rejects.toMatchObject({
+        code: 'INTERNAL',
+      });
+      // The client side refuses to send outside it.
+      await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1' })).rejects.toThrow(/text/);
     } finally {
       await client.stop();
       await server.stop();

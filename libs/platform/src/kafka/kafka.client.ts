@@ -39,6 +39,9 @@ export class KafkaClient {
         () =>
         ({ level, log }: LogEntry) => {
           const { message, ...extra } = log;
+          // Retries are bounded on purpose (a send fails instead of hanging);
+          // delivery is at-least-once with idempotent consumers, not exactly-once.
+          if (message.startsWith('Limiting retries for the idempotent producer')) return;
           kafkaLogger[levels[level] ?? 'info'](extra, message);
         },
     });

@@ -42,12 +42,16 @@ export function createLogger(app: string, level: string, instanceId: string, des
 const errorFields = (value: unknown): Record<string, unknown> =>
   value instanceof Error ? { err: { type: value.name, message: value.message, stack: value.stack } } : {};
 
+const QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+
 /** Nest's logger interface over pino, so framework logs are JSON too. */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: AppLogger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    // Nest's start-up inventory (modules, routes) is debug detail, not news.
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && QUIET_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);
