@@ -66,7 +66,10 @@ afterAll(async () => {
 describe('request/reply over Kafka (ADR 0002)', () => {
   it('answers a command with its validated result, and carries domain errors as codes', async () => {
     const { server } = await startServer('server-basic');
-    const client = await startClient('client-basic');
+    const client = await startClient('client-basic').catch(async (err: unknown) => {
+      await server.stop();
+      throw err;
+    });
     try {
       await expect(client.send(Echo, { text: 'hello' }, { key: 'member-1' })).resolves.toEqual({ text: 'hello', servedBy: 'server-basic' });
       const err = await client.send(Echo, { text: 'x', failWith: 'domain' }, { key: 'member-1' }).catch((e: unknown) => e);

@@ -1,4 +1,14 @@
-import { Kafka, logLevel, Partitioners, type Admin, type LogEntry, type Message, type Producer } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type EachMessageHandler,
+  type LogEntry,
+  type Message,
+  type Producer,
+} from 'kafkajs';
 import { topicName, type TopicDefinition } from '@worktrack/contracts';
 import type { AppConfig } from '../config/base.config';
 import type { AppLogger } from '../logging/logger';
@@ -9,6 +19,20 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.INFO]: 'info',
   [logLevel.DEBUG]: 'debug',
 };
+
+export interface StartConsumerOptions {
+  /** Physical group id (already prefixed). */
+  groupId: string;
+  /** Physical topic names. */
+  topics: string[];
+  /** Where a group without committed offsets starts. */
+  fromBeginning: boolean;
+  /** Partitions handled in parallel; one partition is always sequential. */
+  concurrency: number;
+  sessionTimeoutMs?: number;
+  maxWaitTimeInMs?: number;
+  eachMessage: EachMessageHandler;
+}
 
 /**
  * The app's Kafka connection: one client, one shared producer (acks=all,
@@ -109,6 +133,23 @@ export class KafkaClient {
     }
   }
 
+  /** Creates, subscribes and runs a consumer; resolves once it joined its group and holds its partitions. */
+  async startConsumer(options: StartConsumerOptions): Promise<Consumer> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs ?? 10_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      allowAutoTopicCreation: false,
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
+    const joined = waitForJoin(consumer);
+    await consumer.run({ partitionsConsumedConcurrently: options.concurrency, eachMessage: options.eachMessage });
+    await joined;
+    return consumer;
+  }
+
   admin(): Promise<Admin> {
     this.adminPromise ??= (async () => {
       const admin = this.kafka.admin();
@@ -135,4 +176,19 @@ export class KafkaClient {
     this.adminPromise = undefined;
     await Promise.allSettled([producer?.then((p) => p.disconnect()), admin?.then((a) => a.disconnect())]);
   }
+}
+
+/** Resolves once the consumer has joined its group and holds its partitions. */
+export function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`consumer did not join its group within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
 }

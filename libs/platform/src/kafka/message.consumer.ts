@@ -61,22 +61,15 @@ export class MessageConsumer {
 
   async start(): Promise<void> {
     const topics = [...new Set([...this.registrations.values()].map((r) => this.client.topic(Topics[r.contract.topic])))];
-    const consumer = this.client.kafka.consumer({
+    this.consumer = await this.client.startConsumer({
       groupId: this.client.group(this.options.groupId),
-      sessionTimeout: this.options.sessionTimeoutMs ?? 10_000,
-      heartbeatInterval: 1_000,
+      topics,
+      fromBeginning: this.options.fromBeginning ?? true,
+      concurrency: this.options.concurrency ?? 4,
+      sessionTimeoutMs: this.options.sessionTimeoutMs,
       maxWaitTimeInMs: 250,
-      allowAutoTopicCreation: false,
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: this.options.fromBeginning ?? true });
-    const joined = waitForJoin(consumer);
-    await consumer.run({
-      partitionsConsumedConcurrently: this.options.concurrency ?? 4,
       eachMessage: (payload) => this.onMessage(payload),
     });
-    await joined;
-    this.consumer = consumer;
   }
 
   /** Stops fetching, lets in-flight handlers finish, commits their offsets, leaves the group. */
@@ -143,19 +136,4 @@ export class MessageConsumer {
     ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
-}
-
-/** Resolves once the consumer has joined its group and holds its partitions. */
-export function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`consumer did not join its group within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
 }

@@ -14,7 +14,6 @@ import {
 import { DomainError, UnavailableError } from '../errors/domain-error';
 import type { KafkaClient } from '../kafka/kafka.client';
 import { decodeJson, readHeaders } from '../kafka/message';
-import { waitForJoin } from '../kafka/message.consumer';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 
@@ -76,22 +75,14 @@ export class CommandClient {
   }
 
   async start(): Promise<void> {
-    const consumer = this.client.kafka.consumer({
+    this.consumer = await this.client.startConsumer({
       groupId: this.replyGroup,
-      sessionTimeout: this.options.sessionTimeoutMs ?? 10_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.replyTopic, fromBeginning: false });
-    const joined = waitForJoin(consumer);
-    await consumer.run({
-      partitionsConsumedConcurrently: Topics.gatewayReplies.partitions,
+      topics: [this.replyTopic],
+      fromBeginning: false,
+      concurrency: Topics.gatewayReplies.partitions,
+      sessionTimeoutMs: this.options.sessionTimeoutMs,
       eachMessage: (payload) => this.onReply(payload),
     });
-    await joined;
-    this.consumer = consumer;
     await this.probe();
     this.accepting = true;
   }
@@ -198,22 +189,34 @@ export class CommandClient {
     return Promise.resolve();
   }
 
-  /** Sends itself one message on every reply partition and waits for all of them. */
+  /**
+   * Sends itself a probe on every reply partition until one was seen on each.
+   * A new group starts at "latest", which kafkajs resolves at its first fetch:
+   * a probe sent before that is skipped, so unseen ones are sent again. Once a
+   * probe was read on a partition, every later reply there will be read too.
+   */
   private async probe(timeoutMs = 30_000): Promise<void> {
-    const ids = Array.from({ length: Topics.gatewayReplies.partitions }, (_, p) => ({ p, id: `${PROBE}${randomUUID()}` }));
-    const waits = ids.map(({ id }) => this.await(id, timeoutMs));
-    await this.client.send(
-      this.replyTopic,
-      ids.map(({ p, id }) => ({
-        partition: p,
-        key: id,
-        value: JSON.stringify({ ok: true, data: {} }),
-        headers: { [Header.correlationId]: id, [Header.replyInstance]: this.client.instanceId },
-      })),
-    );
-    const results = await Promise.all(waits);
-    if (results.some((r) => !r.ok)) {
-      throw new Error(`reply consumer did not see its probes on ${this.replyTopic} within ${timeoutMs} ms`);
+    const deadline = Date.now() + timeoutMs;
+    let missing = Array.from({ length: Topics.gatewayReplies.partitions }, (_, p) => p);
+    while (missing.length > 0) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `reply consumer did not see its probes on ${this.replyTopic} partitions ${missing.join(', ')} within ${timeoutMs} ms`,
+        );
+      }
+      const probes = missing.map((p) => ({ p, id: `${PROBE}${randomUUID()}` }));
+      const waits = probes.map(({ id }) => this.await(id, 1_000));
+      await this.client.send(
+        this.replyTopic,
+        probes.map(({ p, id }) => ({
+          partition: p,
+          key: id,
+          value: JSON.stringify({ ok: true, data: {} }),
+          headers: { [Header.correlationId]: id, [Header.replyInstance]: this.client.instanceId },
+        })),
+      );
+      const results = await Promise.all(waits);
+      missing = probes.filter((_, i) => !results[i].ok).map(({ p }) => p);
     }
   }
 }

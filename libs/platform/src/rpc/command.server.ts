@@ -4,7 +4,6 @@ import { instanceToPlain } from 'class-transformer';
 import { isDomainError } from '../errors/domain-error';
 import type { KafkaClient } from '../kafka/kafka.client';
 import { decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
-import { waitForJoin } from '../kafka/message.consumer';
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 
@@ -57,24 +56,16 @@ export class CommandServer {
   }
 
   async start(): Promise<void> {
-    const consumer = this.client.kafka.consumer({
+    this.consumer = await this.client.startConsumer({
       groupId: this.client.group(this.options.groupId),
-      sessionTimeout: this.options.sessionTimeoutMs ?? 10_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 100,
-      allowAutoTopicCreation: false,
-    });
-    await consumer.connect();
-    // From the beginning for a new group: nothing sent before the first join is
-    // lost, and whatever is stale is skipped by its deadline.
-    await consumer.subscribe({ topic: this.client.topic(Topics[this.options.topic]), fromBeginning: true });
-    const joined = waitForJoin(consumer);
-    await consumer.run({
-      partitionsConsumedConcurrently: this.options.concurrency ?? Topics[this.options.topic].partitions,
+      topics: [this.client.topic(Topics[this.options.topic])],
+      // From the beginning for a new group: nothing sent before the first join is
+      // lost, and whatever is stale is skipped by its deadline.
+      fromBeginning: true,
+      concurrency: this.options.concurrency ?? Topics[this.options.topic].partitions,
+      sessionTimeoutMs: this.options.sessionTimeoutMs,
       eachMessage: (payload) => this.onCommand(payload),
     });
-    await joined;
-    this.consumer = consumer;
   }
 
   /** Stops fetching; commands in flight finish, reply and commit before this resolves. */
