@@ -1,3 +1,4 @@
+import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { AppConfig, EnvInt, EnvString } from '@worktrack/platform';
 
@@ -30,6 +31,25 @@ export class GatewayConfig extends AppConfig {
   @EnvString()
   @IsString()
   JWT_SECRET = DEV_JWT_SECRET;
+
+  /** PEM public key: when set, session JWTs are RS256 (D-11) instead of HS256 with JWT_SECRET. */
+  @EnvString()
+  @IsString()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.replace(/\\n/g, '\n') : value))
+  JWT_PUBLIC_KEY = '';
+
+  /** How long a verified API token is cached (revocations evict at once; D-10). */
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  TOKEN_CACHE_TTL_MS = 30_000;
+
+  /** D-5: requests per rolling minute per member. */
+  @EnvInt()
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PER_MINUTE = 600;
 
   crossCheck(): string[] {
     return this.NODE_ENV === 'production' && this.JWT_SECRET === DEV_JWT_SECRET

@@ -6,3 +6,7 @@ export * from './message';
 export * from './validate';
 export * from './rpc/reply';
 export * from './system/status.query';
+export * from './identity/api-token-format';
+export * from './identity/member';
+export * from './identity/identity.commands';
+export * from './identity/identity.events';

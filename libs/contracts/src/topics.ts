@@ -50,6 +50,12 @@ export const Topics = {
     retentionMs: 1 * HOUR,
     description: 'Commands for the plate service (request/reply).',
   },
+  identityEvents: {
+    name: 'identity.events',
+    partitions: 6,
+    retentionMs: 7 * DAY,
+    description: 'Facts from identity, keyed by member id: members changed, API tokens revoked.',
+  },
   gatewayReplies: {
     name: 'gateway.replies',
     partitions: 6,

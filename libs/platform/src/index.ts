@@ -21,3 +21,6 @@ export * from './bootstrap/bootstrap';
 export * from './bootstrap/service';
 export * from './bootstrap/main';
 export * from './bootstrap/version';
+export * from './outbox/outbox-message.entity';
+export * from './outbox/outbox.migration';
+export * from './outbox/outbox';

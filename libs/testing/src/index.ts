@@ -4,3 +4,4 @@ export * from './fixtures/config';
 export * from './fixtures/kafka';
 export * from './process/app-process';
 export * from './fixtures/service-skeleton';
+export * from './fixtures/members';

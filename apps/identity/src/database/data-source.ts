@@ -1,8 +1,14 @@
+import { OutboxMessageEntity } from '@worktrack/platform';
+import { MemberEntity } from '../members/entities/member.entity';
+import { WorkspaceEntity } from '../members/entities/workspace.entity';
+import { ApiTokenEntity } from '../tokens/entities/api-token.entity';
 import { IdentityInit1763750000000 } from './migrations/1763750000000-IdentityInit';
+import { IdentityMembersAndTokens1763760000000 } from './migrations/1763760000000-IdentityMembersAndTokens';
+import { IdentityOutbox1763760000001 } from './migrations/1763760000001-IdentityOutbox';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
   schema: 'identity',
-  entities: [],
-  migrations: [IdentityInit1763750000000],
+  entities: [WorkspaceEntity, MemberEntity, ApiTokenEntity, OutboxMessageEntity],
+  migrations: [IdentityInit1763750000000, IdentityMembersAndTokens1763760000000, IdentityOutbox1763760000001],
 };

@@ -6,12 +6,24 @@ import { startService, type ServiceDefinition } from './service';
 import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
 import type { AppLogger } from '../logging/logger';
 
+/** A wrong command line: the message is printed as it is, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
 /**
  * Runs an app's main function: configuration problems print one clear message
  * and exit 1 (fail fast); any other start-up failure is logged and exits 1.
  */
 export function runMain(app: string, main: () => Promise<void>): void {
   main().catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${app}: ${err.message}\n`);
+      process.exit(2);
+    }
     if (err instanceof ConfigError) {
       process.stderr.write(`${app}: ${err.message}\n`);
     } else {
@@ -54,6 +66,13 @@ export function serviceMain(definition: ServiceDefinition, configClass: new () =
   runMain(definition.name, async () => {
     const config = loadConfig(configClass);
     const logger = createLogger(definition.name, config.LOG_LEVEL, config.INSTANCE_ID);
+    if (process.argv[2] === 'admin') {
+      const name = process.argv[3] ?? '';
+      const command = definition.admin?.[name];
+      if (!command) throw new UsageError(`${definition.name} admin commands: ${Object.keys(definition.admin ?? {}).join(', ') || 'none'}`);
+      await command(process.argv.slice(4), config);
+      return;
+    }
     if (process.argv[2] === 'migrate') {
       await runMigrations(config, definition.database, logger);
       logger.flush();

@@ -26,6 +26,8 @@ export interface ServiceDefinition {
   database: ServiceDatabase;
   /** The service's feature modules; they inject CommandServer to register handlers. */
   features: Array<Type | DynamicModule>;
+  /** Operator commands: `node main.js admin <name> [args]` (e.g. identity's create-member, D-14). */
+  admin?: Record<string, (args: string[], config: ServiceConfig) => Promise<void>>;
 }
 
 /**

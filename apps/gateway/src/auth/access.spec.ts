@@ -1,0 +1,41 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { UNVERSIONED_PATHS } from '../gateway.app';
+import { GatewayFeaturesModule } from '../gateway.module';
+import { ACCESS_RULE } from './access.decorator';
+
+type Controller = new (...args: never[]) => object;
+
+/** Every route handler of every gateway controller, with its path and access rule. */
+function routes(): Array<{ route: string; rule: unknown }> {
+  const controllers = (Reflect.getMetadata('controllers', GatewayFeaturesModule) ?? []) as Controller[];
+  return controllers.flatMap((controller) => {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    const proto = controller.prototype as Record<string, unknown>;
+    return Object.getOwnPropertyNames(proto)
+      .filter((name) => name !== 'constructor' && typeof proto[name] === 'function')
+      .filter((name) => Reflect.getMetadata(PATH_METADATA, proto[name] as object) !== undefined)
+      .map((name) => {
+        const handler = proto[name] as object;
+        const method = RequestMethod[Number(Reflect.getMetadata(METHOD_METADATA, handler))];
+        const path = String(Reflect.getMetadata(PATH_METADATA, handler));
+        const rule: unknown = Reflect.getMetadata(ACCESS_RULE, handler) ?? Reflect.getMetadata(ACCESS_RULE, controller);
+        return { route: `${method} /${base}${path === '/' ? '' : `/${path}`}`, rule };
+      });
+  });
+}
+
+describe('D-9: every /v1 route declares its access rule', () => {
+  it('finds the routes', () => {
+    expect(routes().length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(routes().map((r) => [r.route, r.rule] as const))('%s declares read, report or full', (route, rule) => {
+    const base = route.split(' /')[1].split('/')[0];
+    if (UNVERSIONED_PATHS.includes(base)) {
+      expect(rule).toBeUndefined(); // outside /v1: public by construction
+    } else {
+      expect(['read', 'report', 'full']).toContain(rule);
+    }
+  });
+});

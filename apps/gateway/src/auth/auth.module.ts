@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { RpcModule } from '../rpc/rpc.module';
+import { ApiTokenVerifier } from './api-token.verifier';
+import { AuthGuard, JwtGuard } from './auth.guard';
+import { JwtStrategy } from './jwt.strategy';
+
+@Module({
+  imports: [RpcModule],
+  providers: [JwtStrategy, JwtGuard, ApiTokenVerifier, AuthGuard],
+  exports: [AuthGuard, ApiTokenVerifier],
+})
+export class AuthModule {}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { isUUID } from 'class-validator';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { GatewayConfig } from '../gateway.config';
+import type { Principal } from './principal';
+
+interface SessionClaims {
+  sub?: unknown;
+  wid?: unknown;
+  exp?: unknown;
+}
+
+/**
+ * D-11: session JWTs, verified locally (no round trip). HS256 with JWT_SECRET,
+ * or RS256 with JWT_PUBLIC_KEY when set. `sub` = member id, `wid` = workspace
+ * id, `exp` required; anything else is a 401.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(config: GatewayConfig) {
+    const rs256 = config.JWT_PUBLIC_KEY !== '';
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: rs256 ? config.JWT_PUBLIC_KEY : config.JWT_SECRET,
+      algorithms: rs256 ? ['RS256'] : ['HS256'],
+      ignoreExpiration: false,
+      jsonWebTokenOptions: { clockTolerance: 5 },
+    });
+  }
+
+  validate(claims: SessionClaims): Principal | false {
+    const { sub, wid, exp } = claims;
+    if (typeof exp !== 'number' || typeof sub !== 'string' || typeof wid !== 'string' || !isUUID(sub) || !isUUID(wid)) return false;
+    return { memberId: sub, workspaceId: wid, scope: 'full', credential: 'jwt' };
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { MembersModule } from '../members/members.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { AgentsConsumer } from './agents.consumer';
+import { AgentsService } from './agents.service';
+
+@Module({
+  imports: [MembersModule, TokensModule, EventsModule],
+  providers: [AgentsService, AgentsConsumer],
+})
+export class AgentsModule {}

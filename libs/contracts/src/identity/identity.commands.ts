@@ -1,0 +1,96 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { defineCommand } from '../message';
+import { ActorV1, ApiTokenV1, MemberV1, TOKEN_SCOPES, type TokenScope } from './member';
+
+/**
+ * Verifies an API token (D-8). The gateway sends the token id and the SHA-256
+ * of the secret, never the secret itself; identity compares in constant time.
+ */
+export class VerifyTokenV1 {
+  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @Matches(/^[0-9a-f]{64}$/) secretSha256!: string;
+}
+export class VerifiedTokenV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+}
+export const VerifyToken = defineCommand({
+  type: 'identity.token.verify',
+  version: 1,
+  topic: 'identityCommands',
+  payload: VerifyTokenV1,
+  result: VerifiedTokenV1,
+});
+
+/** Actor-only commands share this payload. */
+export class ActorOnlyV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+}
+
+/** D-13: the member the credential acts as. */
+export const GetMe = defineCommand({
+  type: 'identity.me.get',
+  version: 1,
+  topic: 'identityCommands',
+  payload: ActorOnlyV1,
+  result: MemberV1,
+});
+
+/** D-10: create an API token for the caller; the full token is in the result, once. */
+export class CreateTokenV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsString() @MinLength(1) @MaxLength(100) name!: string;
+  @IsIn(TOKEN_SCOPES) scope!: TokenScope;
+}
+export class CreatedTokenV1 extends ApiTokenV1 {
+  @Matches(/^wt_[a-z2-7]{8}_[0-9A-Za-z]{43}$/) token!: string;
+}
+export const CreateToken = defineCommand({
+  type: 'identity.token.create',
+  version: 1,
+  topic: 'identityCommands',
+  payload: CreateTokenV1,
+  result: CreatedTokenV1,
+});
+
+export class TokenListV1 {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ApiTokenV1) tokens!: ApiTokenV1[];
+}
+export const ListTokens = defineCommand({
+  type: 'identity.token.list',
+  version: 1,
+  topic: 'identityCommands',
+  payload: ActorOnlyV1,
+  result: TokenListV1,
+});
+
+export class RevokeTokenV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+}
+export const RevokeToken = defineCommand({
+  type: 'identity.token.revoke',
+  version: 1,
+  topic: 'identityCommands',
+  payload: RevokeTokenV1,
+  result: ApiTokenV1,
+});
+
+/** D-12: register an agent in the caller's workspace; its token is in the result, once. */
+export class RegisterAgentV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @IsOptional() @IsIn(TOKEN_SCOPES) scope?: TokenScope;
+}
+export class RegisteredAgentV1 {
+  @ValidateNested() @Type(() => MemberV1) agent!: MemberV1;
+  @Matches(/^wt_[a-z2-7]{8}_[0-9A-Za-z]{43}$/) token!: string;
+}
+export const RegisterAgent = defineCommand({
+  type: 'identity.agent.register',
+  version: 1,
+  topic: 'identityCommands',
+  payload: RegisterAgentV1,
+  result: RegisteredAgentV1,
+});

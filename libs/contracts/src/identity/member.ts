@@ -1,0 +1,77 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+
+export const MEMBER_KINDS = ['human', 'agent'] as const;
+export type MemberKind = (typeof MEMBER_KINDS)[number];
+export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+export const TOKEN_SCOPES = ['full', 'report_only'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+export class WorkingInterval {
+  @Matches(HHMM, { message: 'start must be HH:MM' }) start!: string;
+  @Matches(HHMM, { message: 'end must be HH:MM' }) end!: string;
+}
+
+/** D-13: `{ mon: [{ start, end }], …, sun: [] }`. */
+export class WorkingHours {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) mon!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) tue!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) wed!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) thu!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) fri!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) sat!: WorkingInterval[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => WorkingInterval) sun!: WorkingInterval[];
+}
+
+/** A member as identity publishes it (D-13 fields). */
+export class MemberV1 {
+  @IsUUID() memberId!: string;
+  @IsUUID() workspaceId!: string;
+  @IsIn(MEMBER_KINDS) kind!: MemberKind;
+  @IsIn(MEMBER_ROLES) role!: MemberRole;
+  @IsString() @MinLength(1) @MaxLength(200) displayName!: string;
+  @IsOptional() @IsEmail() email!: string | null;
+  /** IANA time zone name. */
+  @IsString() @MinLength(1) @MaxLength(64) timezone!: string;
+  @ValidateNested() @Type(() => WorkingHours) workingHours!: WorkingHours;
+  @IsInt() @Min(0) @Max(1000) plateCapacity!: number;
+}
+
+/** Who a command acts as: the gateway's authenticated principal. */
+export class ActorV1 {
+  @IsUUID() memberId!: string;
+  @IsUUID() workspaceId!: string;
+  @IsIn(TOKEN_SCOPES) scope!: TokenScope;
+  @IsIn(['api_token', 'jwt']) credential!: 'api_token' | 'jwt';
+  @IsOptional() @Matches(/^[a-z2-7]{8}$/) tokenId?: string;
+}
+
+/** An API token as listed (never its secret). */
+export class ApiTokenV1 {
+  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @IsString() name!: string;
+  @IsIn(TOKEN_SCOPES) scope!: TokenScope;
+  @IsString() createdAt!: string;
+  @IsOptional() @IsString() lastUsedAt!: string | null;
+  @IsOptional() @IsString() revokedAt!: string | null;
+}
