@@ -105,11 +105,28 @@ for (const [app, { port }] of children) {
   }
 }
 const base = `http://localhost:${children.get('gateway').port}`;
+// D-14: a demo member and a full token (the member is created once, a new token each start).
+const demo = spawnSync(
+  process.execPath,
+  [mainOf(root, 'identity'), 'admin', 'create-member', '--workspace', 'demo', '--email', 'demo@worktrack.local', '--timezone', 'UTC'],
+  { cwd: root, env: { ...env, LOG_LEVEL: 'error' }, encoding: 'utf8' },
+);
+if (demo.status !== 0) {
+  console.error(`[start] could not create the demo member: ${demo.stderr}`);
+  await stop(1);
+}
+const { token, member_id: memberId, workspace_id: workspaceId } = JSON.parse(demo.stdout.trim());
 console.log(`
   worktrack is running.
     API base URL   ${base}/v1
     System status  ${base}/status      (every service answers over Kafka from its own Postgres)
     Probes         ${base}/healthz  ${base}/readyz  ${base}/metrics
     Logs           .infra/logs/<app>.log
+
+  Demo member ${memberId} (workspace ${workspaceId}), a full API token:
+    export WT_TOKEN=${token}
+    curl -s -H "Authorization: Bearer $WT_TOKEN" ${base}/v1/me
+  More members: npm run admin -- create-member --workspace <name> --email <email> [--timezone <IANA>] [--role owner|admin|member]
+
   Ctrl-C stops everything.
 `);

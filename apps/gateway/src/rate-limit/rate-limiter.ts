@@ -203,6 +203,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       autoResendUnfulfilledCommands: false,
       commandTimeout: options.timeoutMs,
       connectTimeout: 2_000,
+      // How long a closing socket may linger before it is destroyed (ioredis' 2 s delays shutdown while Redis is down).
+      disconnectTimeout: 200,
       // Keep reconnecting in the background, at most every 2 s.
       retryStrategy: (times: number) => Math.min(times * 100, 2_000),
     });
