@@ -6,6 +6,8 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import type { GatewayConfig } from './gateway.config';
 import { MeController } from './me/me.controller';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RpcModule } from './rpc/rpc.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
@@ -18,7 +20,7 @@ import { TokensController } from './tokens/tokens.controller';
 @Module({
   imports: [RpcModule, AuthModule],
   controllers: [StatusController, MeController, TokensController, AgentsController],
-  providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }],
+  providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}
 
@@ -27,7 +29,20 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig, logger: AppLogger, metrics: Metrics): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [PlatformModule.forRoot({ app: 'gateway', config, logger, metrics }), GatewayFeaturesModule],
+      imports: [
+        PlatformModule.forRoot({ app: 'gateway', config, logger, metrics }),
+        {
+          // The rate limit module is imported here so its guard is registered after AuthGuard (D-5: counted after authentication).
+          module: GatewayFeaturesModule,
+          imports: [
+            RateLimitModule.forRoot({
+              redisUrl: config.REDIS_URL,
+              limit: config.RATE_LIMIT_PER_MINUTE,
+              keyPrefix: config.KAFKA_TOPIC_PREFIX,
+            }),
+          ],
+        },
+      ],
     };
   }
 }

@@ -4,6 +4,9 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
 import { testConfig } from '@worktrack/testing';
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { Access } from '../src/auth/access.decorator';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
@@ -20,11 +23,13 @@ class BatchDto {
 @Controller('conventions')
 class ConventionsTestController {
   @Post('echo')
+  @Access('report')
   echo(@Body() body: BatchDto): { data: BatchDto } {
     return { data: body };
   }
 
   @Get('boom')
+  @Access('read')
   boom(): never {
     throw new Error('connection string postgres://secret@db leaked?');
   }
@@ -37,9 +42,12 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   let app: NestFastifyApplication;
   let base: string;
   const logged: string[] = [];
+  const JWT_SECRET = `conventions-${randomUUID()}`;
+  // A session JWT (verified locally, D-11): these routes need a principal, no identity service runs here.
+  const bearer = (): string => `Bearer ${jwt.sign({ sub: randomUUID(), wid: randomUUID() }, JWT_SECRET, { expiresIn: 60 })}`;
 
   beforeAll(async () => {
-    const config = testConfig(GatewayConfig, { REQUEST_TIMEOUT_MS: '1500', BODY_LIMIT_BYTES: '2048', LOG_LEVEL: 'info' });
+    const config = testConfig(GatewayConfig, { REQUEST_TIMEOUT_MS: '1500', BODY_LIMIT_BYTES: '2048', LOG_LEVEL: 'info', JWT_SECRET });
     // Log lines are captured, not printed: the test reads what an operator would see.
     const logger = createLogger('gateway', 'info', config.INSTANCE_ID, { write: (line: string) => logged.push(line) });
     const metrics = new Metrics('gateway');
@@ -55,7 +63,7 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   });
 
   const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    fetch(`${base}${path}`, { method: 'POST', body, headers });
+    fetch(`${base}${path}`, { method: 'POST', body, headers: { authorization: bearer(), ...headers } });
 
   it('accepts a valid body under /v1 and echoes X-Request-Id (D-4)', async () => {
     const res = await post('/v1/conventions/echo', JSON.stringify({ events: [{ event_type: 'deploy' }] }), {
@@ -118,7 +126,7 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   });
 
   it('answers an internal error with 500 INTERNAL, no stack or cause, and logs it with the request id', async () => {
-    const res = await fetch(`${base}/v1/conventions/boom`, { headers: { 'x-request-id': 'req-boom' } });
+    const res = await fetch(`${base}/v1/conventions/boom`, { headers: { 'x-request-id': 'req-boom', authorization: bearer() } });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: { code: 'INTERNAL', message: 'Internal error (request id req-boom).' } });

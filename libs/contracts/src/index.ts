@@ -10,3 +10,6 @@ export * from './identity/api-token-format';
 export * from './identity/member';
 export * from './identity/identity.commands';
 export * from './identity/identity.events';
+export * from './ingestion/activity-event.rules';
+export * from './ingestion/ingestion.commands';
+export * from './ingestion/ingestion.events';

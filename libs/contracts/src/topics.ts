@@ -56,6 +56,12 @@ export const Topics = {
     retentionMs: 7 * DAY,
     description: 'Facts from identity, keyed by member id: members changed, API tokens revoked.',
   },
+  ingestionEvents: {
+    name: 'ingestion.events',
+    partitions: 12,
+    retentionMs: 7 * DAY,
+    description: 'Activity events stored (one message per accepted batch), keyed by member id; read by correlation.',
+  },
   gatewayReplies: {
     name: 'gateway.replies',
     partitions: 6,

@@ -24,3 +24,5 @@ export * from './bootstrap/version';
 export * from './outbox/outbox-message.entity';
 export * from './outbox/outbox.migration';
 export * from './outbox/outbox';
+export * from './outbox/outbox-relay.host';
+export * from './pagination/signed-cursor';

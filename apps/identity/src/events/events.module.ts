@@ -1,15 +1,10 @@
 import { Module } from '@nestjs/common';
-import { OutboxRelay } from '@worktrack/platform';
+import { outboxRelayProviders } from '@worktrack/platform';
 import { IdentityEvents } from './identity-events';
-import { OutboxRelayHost } from './outbox-relay.host';
 
 /** Identity's events on `identity.events`, through the transactional outbox. */
 @Module({
-  providers: [
-    OutboxRelayHost,
-    { provide: OutboxRelay, inject: [OutboxRelayHost], useFactory: (host: OutboxRelayHost) => host.relay },
-    IdentityEvents,
-  ],
+  providers: [...outboxRelayProviders, IdentityEvents],
   exports: [IdentityEvents],
 })
 export class EventsModule {}

@@ -1,8 +1,11 @@
+import { OutboxMessageEntity } from '@worktrack/platform';
+import { ActivityEventEntity } from '../events/entities/activity-event.entity';
 import { IngestionInit1763750000001 } from './migrations/1763750000001-IngestionInit';
+import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000-IngestionActivityEvents';
 
 /** The ingestion service owns exactly this Postgres schema. */
 export const ingestionDatabase = {
   schema: 'ingestion',
-  entities: [],
-  migrations: [IngestionInit1763750000001],
+  entities: [ActivityEventEntity, OutboxMessageEntity],
+  migrations: [IngestionInit1763750000001, IngestionActivityEvents1763770000000],
 };

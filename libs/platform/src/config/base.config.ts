@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { EnvBool, EnvInt, EnvString } from './env.decorators';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -60,8 +60,22 @@ export class ServiceConfig extends AppConfig {
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
+  /** Signs pagination cursors (D-21, D-29); the development default is refused in production. */
+  @EnvString()
+  @IsString()
+  @MinLength(16)
+  CURSOR_SECRET = DEV_CURSOR_SECRET;
+
+  crossCheck(): string[] {
+    return this.NODE_ENV === 'production' && this.CURSOR_SECRET === DEV_CURSOR_SECRET
+      ? ['CURSOR_SECRET: the development default must not be used when NODE_ENV=production']
+      : [];
+  }
+
   /** Development and tests migrate at start; production runs `main.js migrate` as its own step. */
   @EnvBool()
   @IsBoolean()
   MIGRATE_ON_START = false;
 }
+
+export const DEV_CURSOR_SECRET = 'dev-only-insecure-cursor-secret';

@@ -79,6 +79,10 @@ export class PlatformModule {
       KafkaClient,
       MessagePublisher,
     ];
+    if (config instanceof ServiceConfig && config.constructor !== ServiceConfig) {
+      providers.push({ provide: ServiceConfig, useValue: config });
+      exports.push(ServiceConfig);
+    }
     if (database) {
       if (!(config instanceof ServiceConfig)) throw new Error(`${app}: a database needs a ServiceConfig`);
       providers.push({

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { schemaOf } from '@worktrack/platform';
+import { ActivityEventEntity } from './entities/activity-event.entity';
+
+export interface NewEventRow {
+  id: string;
+  sourceType: string;
+  eventType: string;
+  occurredAt: string;
+  payload: string; // JSON text
+  externalId: string | null;
+}
+
+export interface TimelineQuery {
+  memberId: string;
+  workspaceId: string;
+  from?: string;
+  to?: string;
+  sourceType?: string;
+  eventType?: string;
+  sessionId?: string;
+  /** Keyset: rows strictly before (occurred_at, id). */
+  before?: { occurredAt: string; id: string };
+  limit: number;
+}
+
+interface TimelineRow {
+  id: string;
+  source_type: string;
+  event_type: string;
+  occurred_at: Date;
+  received_at: Date;
+  payload: Record<string, unknown>;
+  external_id: string | null;
+  session_id: string | null;
+}
+
+/** Activity events of the ingestion schema: one statement per batch, keyset reads. */
+@Injectable()
+export class EventsRepository {
+  private readonly table: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.table = `"${schemaOf(dataSource)}"."activity_events"`;
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Inserts a member's batch in one statement; rows whose id or D-15 key
+   * exists already are skipped. Returns the ids actually inserted. A
+   * concurrent transaction holding the same key makes this one wait for it,
+   * so the first write wins.
+   */
+  async insertBatch(
+    manager: EntityManager,
+    memberId: string,
+    workspaceId: string,
+    receivedAt: string,
+    rows: NewEventRow[],
+  ): Promise<Set<string>> {
+    const inserted = await manager.query<Array<{ id: string }>>(
+      `INSERT INTO ${this.table} (id, workspace_id, member_id, source_type, event_type, occurred_at, received_at, payload, external_id)
+       SELECT t.id, $2::uuid, $3::uuid, t.st, t.et, t.oc, $4::timestamptz, t.pl::jsonb, t.ex
+         FROM unnest($1::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) AS t(id, st, et, oc, pl, ex)
+       ON CONFLICT DO NOTHING
+       RETURNING id`,
+      [
+        rows.map((r) => r.id),
+        workspaceId,
+        memberId,
+        receivedAt,
+        rows.map((r) => r.sourceType),
+        rows.map((r) => r.eventType),
+        rows.map((r) => r.occurredAt),
+        rows.map((r) => r.payload),
+        rows.map((r) => r.externalId),
+      ],
+    );
+    return new Set(inserted.map((r) => r.id));
+  }
+
+  /** The stored ids of a member's D-15 keys. */
+  async idsByKeys(
+    manager: EntityManager,
+    memberId: string,
+    keys: Array<{ sourceType: string; externalId: string }>,
+  ): Promise<Map<string, string>> {
+    const rows = await manager.query<Array<{ id: string; source_type: string; external_id: string }>>(
+      `SELECT e.id, e.source_type, e.external_id
+         FROM ${this.table} e
+         JOIN unnest($2::text[], $3::text[]) AS k(st, ex) ON e.source_type = k.st AND e.external_id = k.ex
+        WHERE e.member_id = $1::uuid`,
+      [memberId, keys.map((k) => k.sourceType), keys.map((k) => k.externalId)],
+    );
+    return new Map(rows.map((r) => [dedupKey(r.source_type, r.external_id), r.id]));
+  }
+
+  async timeline(q: TimelineQuery): Promise<ActivityEventEntity[]> {
+    const where = ['member_id = $1', 'workspace_id = $2'];
+    const params: unknown[] = [q.memberId, q.workspaceId];
+    const add = (sql: (n: number) => string, value: unknown): void => {
+      params.push(value);
+      where.push(sql(params.length));
+    };
+    if (q.from) add((n) => `occurred_at >= $${n}::timestamptz`, q.from);
+    if (q.to) add((n) => `occurred_at < $${n}::timestamptz`, q.to);
+    if (q.sourceType) add((n) => `source_type = $${n}`, q.sourceType);
+    if (q.eventType) add((n) => `event_type = $${n}`, q.eventType);
+    if (q.sessionId) add((n) => `session_id = $${n}::uuid`, q.sessionId);
+    if (q.before) {
+      params.push(q.before.occurredAt, q.before.id);
+      where.push(`(occurred_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    params.push(q.limit);
+    const rows = await this.dataSource.query<TimelineRow[]>(
+      `SELECT id, source_type, event_type, occurred_at, received_at, payload, external_id, session_id
+         FROM ${this.table}
+        WHERE ${where.join(' AND ')}
+        ORDER BY occurred_at DESC, id DESC
+        LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) =>
+      Object.assign(new ActivityEventEntity(), {
+        id: r.id,
+        sourceType: r.source_type,
+        eventType: r.event_type,
+        occurredAt: r.occurred_at,
+        receivedAt: r.received_at,
+        payload: r.payload,
+        externalId: r.external_id,
+        sessionId: r.session_id,
+      }),
+    );
+  }
+}
+
+export const dedupKey = (sourceType: string, externalId: string): string => `${sourceType}\u0000${externalId}`;

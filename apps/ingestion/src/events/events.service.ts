@@ -1,0 +1,125 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  EventsStored,
+  type EventPageV1,
+  type IngestEventsV1,
+  type IngestResultV1,
+  type ListEventsV1,
+  type StoredEventV1,
+} from '@worktrack/contracts';
+import { enqueue, OutboxRelay, SignedCursor } from '@worktrack/platform';
+import { eventId } from './event-id';
+import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
+
+/**
+ * D-15 … D-21: stores a member's batch all-or-nothing, deduplicates on
+ * (member, source_type, external_id) within the batch, across requests and
+ * across concurrent requests (first write wins), answers only after the
+ * commit, and hands the new events to correlation through the outbox.
+ */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    @Inject(OutboxRelay) private readonly relay: Pick<OutboxRelay, 'notify'>,
+    private readonly cursors: SignedCursor,
+  ) {}
+
+  async ingest(command: IngestEventsV1, messageId: string): Promise<IngestResultV1> {
+    const { actor, events, receivedAt } = command;
+    const receivedAtMs = Date.parse(receivedAt);
+    const ids: string[] = events.map((_, i) => eventId(receivedAtMs, messageId, i));
+    const firstOfKey = new Map<string, number>();
+    let duplicates = 0;
+    const rows: Array<NewEventRow & { index: number }> = [];
+    events.forEach((e, index) => {
+      if (e.externalId !== undefined) {
+        const key = dedupKey(e.sourceType, e.externalId);
+        const first = firstOfKey.get(key);
+        if (first !== undefined) {
+          ids[index] = ids[first]; // D-15: a duplicate within the batch holds the first one's id
+          duplicates++;
+          return;
+        }
+        firstOfKey.set(key, index);
+      }
+      rows.push({
+        index,
+        id: ids[index],
+        sourceType: e.sourceType,
+        eventType: e.eventType,
+        occurredAt: new Date(e.occurredAt).toISOString(), // millisecond precision, UTC
+        payload: JSON.stringify(e.payload),
+        externalId: e.externalId ?? null,
+      });
+    });
+
+    const stored = await this.events.transaction(async (manager) => {
+      const inserted = await this.events.insertBatch(manager, actor.memberId, actor.workspaceId, receivedAt, rows);
+      // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
+      // or was stored by an earlier delivery of this same command (same id: nothing to do).
+      const lost = rows.filter((r) => !inserted.has(r.id) && r.externalId !== null);
+      if (lost.length > 0) {
+        const existing = await this.events.idsByKeys(
+          manager,
+          actor.memberId,
+          lost.map((r) => ({ sourceType: r.sourceType, externalId: r.externalId as string })),
+        );
+        for (const r of lost) {
+          const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
+          if (!id) throw new Error('deduplication key vanished during the batch'); // its writer rolled back: the command is retried
+          if (id !== r.id) duplicates++;
+          ids[r.index] = id;
+        }
+      }
+      const fresh = rows.filter((r) => inserted.has(r.id));
+      if (fresh.length > 0) {
+        await enqueue(
+          manager,
+          EventsStored,
+          {
+            memberId: actor.memberId,
+            workspaceId: actor.workspaceId,
+            events: fresh.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
+          },
+          { key: actor.memberId },
+        );
+      }
+      return fresh.length;
+    });
+    if (stored > 0) this.relay.notify();
+    // Duplicates propagate their first event's final id (which may be an earlier request's).
+    events.forEach((e, i) => {
+      if (e.externalId !== undefined) ids[i] = ids[firstOfKey.get(dedupKey(e.sourceType, e.externalId)) as number];
+    });
+    return { accepted: events.length - duplicates, deduplicated: duplicates, eventIds: ids };
+  }
+
+  async list(query: ListEventsV1): Promise<EventPageV1> {
+    const { actor, limit, cursor, ...filters } = query;
+    const before = cursor ? this.cursors.decode(cursor, filters) : undefined;
+    const rows = await this.events.timeline({
+      memberId: actor.memberId,
+      workspaceId: actor.workspaceId,
+      ...filters,
+      before: before ? { occurredAt: String(before[0]), id: String(before[1]) } : undefined,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const events: StoredEventV1[] = page.map((e) => ({
+      eventId: e.id,
+      sourceType: e.sourceType,
+      eventType: e.eventType,
+      occurredAt: e.occurredAt.toISOString(),
+      receivedAt: e.receivedAt.toISOString(),
+      payload: e.payload,
+      externalId: e.externalId,
+      sessionId: e.sessionId,
+    }));
+    return {
+      events,
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.occurredAt.toISOString(), last.id], filters) : null,
+    };
+  }
+}

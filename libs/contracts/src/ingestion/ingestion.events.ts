@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { ArrayMinSize, IsArray, IsISO8601, IsUUID, ValidateNested } from 'class-validator';
+import { defineMessage } from '../message';
+
+export class StoredEventRefV1 {
+  @IsUUID() eventId!: string;
+  @IsISO8601({ strict: true }) occurredAt!: string;
+}
+
+/**
+ * Events newly stored for a member (duplicates are not repeated), one message
+ * per accepted batch, published through ingestion's outbox after the commit.
+ * Correlation links each to the session running at `occurredAt`.
+ */
+export class EventsStoredV1 {
+  @IsUUID() memberId!: string;
+  @IsUUID() workspaceId!: string;
+  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => StoredEventRefV1) events!: StoredEventRefV1[];
+}
+export const EventsStored = defineMessage({
+  type: 'ingestion.events.stored',
+  version: 1,
+  topic: 'ingestionEvents',
+  payload: EventsStoredV1,
+});
