@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PlatformModule, type AppLogger, type Metrics } from '@worktrack/platform';
+import { ActivityController } from './activity/activity.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
@@ -19,7 +20,7 @@ import { TokensController } from './tokens/tokens.controller';
  */
 @Module({
   imports: [RpcModule, AuthModule],
-  controllers: [StatusController, MeController, TokensController, AgentsController],
+  controllers: [StatusController, MeController, TokensController, AgentsController, ActivityController],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}

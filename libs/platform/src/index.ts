@@ -26,3 +26,4 @@ export * from './outbox/outbox.migration';
 export * from './outbox/outbox';
 export * from './outbox/outbox-relay.host';
 export * from './pagination/signed-cursor';
+export * from './testing/failpoint';

@@ -7,7 +7,7 @@ import {
   type ListEventsV1,
   type StoredEventV1,
 } from '@worktrack/contracts';
-import { enqueue, OutboxRelay, SignedCursor } from '@worktrack/platform';
+import { enqueue, failpoint, OutboxRelay, SignedCursor } from '@worktrack/platform';
 import { eventId } from './event-id';
 import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
 
@@ -87,6 +87,7 @@ export class EventsService {
       }
       return fresh.length;
     });
+    failpoint('ingestion.after-commit'); // fault tests: die between the commit and the publish
     if (stored > 0) this.relay.notify();
     // Duplicates propagate their first event's final id (which may be an earlier request's).
     events.forEach((e, i) => {

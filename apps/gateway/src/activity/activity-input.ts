@@ -1,0 +1,80 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import {
+  ErrorCode,
+  findSecrets,
+  flattenValidationErrors,
+  MAX_FUTURE_SKEW_MS,
+  MAX_PAYLOAD_BYTES,
+  payloadBytes,
+  type ActivityEventInputV1,
+  type ErrorDetail,
+} from '@worktrack/contracts';
+import { DomainError } from '@worktrack/platform';
+import { ActivityBatchDto, ActivityEventDto } from './activity.dto';
+
+/**
+ * POST /activity/events takes one ActivityEvent or `{ events: [...] }`. The
+ * whole request is checked before anything is sent (D-17: all-or-nothing,
+ * `details` names every bad index): field rules, payload size in bytes
+ * (D-18), `occurred_at` at most 10 minutes ahead (D-19); then secrets in
+ * payloads (D-18, PAYLOAD_CONTAINS_SECRET). Defaults: `source_type` = custom,
+ * `occurred_at` = time of receipt.
+ */
+export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEventInputV1[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The body must be an ActivityEvent or { events: [...] }.');
+  }
+  const batch = 'events' in body;
+  const prefix = (i: number): string => (batch ? `events[${i}]` : '');
+  const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
+  const dto = batch ? plainToInstance(ActivityBatchDto, body) : plainToInstance(ActivityEventDto, body);
+  const details: ErrorDetail[] = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }));
+  const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
+  if (!Array.isArray(events)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
+
+  events.forEach((e, i) => {
+    if (typeof e !== 'object' || e === null) return;
+    if (e.payload !== undefined && typeof e.payload === 'object' && e.payload !== null) {
+      const bytes = payloadBytes(e.payload);
+      if (bytes > MAX_PAYLOAD_BYTES)
+        details.push({ path: join(prefix(i), 'payload'), issue: `payload is ${bytes} bytes as UTF-8 JSON; at most ${MAX_PAYLOAD_BYTES}` });
+    }
+    if (typeof e.occurred_at === 'string') {
+      const at = Date.parse(e.occurred_at);
+      if (Number.isNaN(at)) details.push({ path: join(prefix(i), 'occurred_at'), issue: 'occurred_at is not a valid date-time' });
+      else if (at > receivedAt.getTime() + MAX_FUTURE_SKEW_MS) {
+        details.push({ path: join(prefix(i), 'occurred_at'), issue: 'occurred_at is more than 10 minutes in the future' });
+      }
+    }
+  });
+  if (details.length > 0)
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid; nothing was stored.', dedupe(details));
+
+  const secrets = events.flatMap((e, i) => findSecrets(e.payload ?? {}, join(prefix(i), 'payload')));
+  if (secrets.length > 0) {
+    throw new DomainError(
+      ErrorCode.PAYLOAD_CONTAINS_SECRET,
+      'A payload holds what looks like a secret; nothing was stored.',
+      secrets.map((s) => ({ path: s.path, issue: `looks like ${s.kind}` })),
+    );
+  }
+  const now = receivedAt.toISOString();
+  return events.map((e) => ({
+    sourceType: e.source_type ?? 'custom',
+    eventType: e.event_type,
+    occurredAt: e.occurred_at ?? now,
+    payload: e.payload ?? {},
+    ...(e.external_id !== undefined ? { externalId: e.external_id } : {}),
+  }));
+}
+
+function dedupe(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.path}|${d.issue}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,59 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { IngestEvents, ListEvents } from '@worktrack/contracts';
+import { Access } from '../auth/access.decorator';
+import { actorOf } from '../auth/actor';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { Principal } from '../auth/principal';
+import { CommandClientHost } from '../rpc/command-client.host';
+import { parseActivityInput } from './activity-input';
+import { presentEvent, TimelineQueryDto, type StoredEventBody } from './activity.dto';
+
+@Controller('activity/events')
+export class ActivityController {
+  constructor(private readonly commands: CommandClientHost) {}
+
+  /**
+   * 202 once the events are committed (D-20): one id per submitted event in
+   * order; duplicates counted and answered with the first stored id (D-15, D-16).
+   */
+  @Post()
+  @HttpCode(202)
+  @Access('report')
+  async ingest(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+  ): Promise<{ data: { accepted: number; deduplicated: number; event_ids: string[] } }> {
+    const receivedAt = new Date();
+    const events = parseActivityInput(body, receivedAt);
+    const result = await this.commands.client.send(
+      IngestEvents,
+      { actor: actorOf(principal), receivedAt: receivedAt.toISOString(), events },
+      { key: principal.memberId },
+    );
+    return { data: { accepted: result.accepted, deduplicated: result.deduplicated, event_ids: result.eventIds } };
+  }
+
+  /** D-21: the caller's timeline, newest first; `meta.cursor` fetches the next page. */
+  @Get()
+  @Access('read')
+  async timeline(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: TimelineQueryDto,
+  ): Promise<{ data: StoredEventBody[]; meta: { cursor: string | null } }> {
+    const page = await this.commands.client.send(
+      ListEvents,
+      {
+        actor: actorOf(principal),
+        limit: query.limit ?? 50,
+        ...(query.from ? { from: query.from } : {}),
+        ...(query.to ? { to: query.to } : {}),
+        ...(query.source_type ? { sourceType: query.source_type } : {}),
+        ...(query.event_type ? { eventType: query.event_type } : {}),
+        ...(query.session_id ? { sessionId: query.session_id } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      },
+      { key: principal.memberId },
+    );
+    return { data: page.events.map(presentEvent), meta: { cursor: page.nextCursor ?? null } };
+  }
+}
