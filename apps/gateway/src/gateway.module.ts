@@ -10,6 +10,7 @@ import { MeController } from './me/me.controller';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RpcModule } from './rpc/rpc.module';
+import { SessionsHttpModule } from './sessions/sessions-http.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
@@ -19,7 +20,7 @@ import { TokensController } from './tokens/tokens.controller';
  * scope (AuthGuard), then the per-member rate limit.
  */
 @Module({
-  imports: [RpcModule, AuthModule],
+  imports: [RpcModule, AuthModule, SessionsHttpModule],
   controllers: [StatusController, MeController, TokensController, AgentsController, ActivityController],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

@@ -13,3 +13,4 @@ export * from './identity/identity.events';
 export * from './ingestion/activity-event.rules';
 export * from './ingestion/ingestion.commands';
 export * from './ingestion/ingestion.events';
+export * from './sessions';

@@ -62,6 +62,12 @@ export const Topics = {
     retentionMs: 7 * DAY,
     description: 'Activity events stored (one message per accepted batch), keyed by member id; read by correlation.',
   },
+  sessionsEvents: {
+    name: 'sessions.events',
+    partitions: 12,
+    retentionMs: 7 * DAY,
+    description: 'Every change to a work session (created, paused, resumed, closed, back-dated, auto-closed), keyed by member id.',
+  },
   gatewayReplies: {
     name: 'gateway.replies',
     partitions: 6,

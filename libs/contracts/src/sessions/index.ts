@@ -1,0 +1,2 @@
+// Sessions contracts (commands on sessions.commands, events on sessions.events).
+export {};
