@@ -6,9 +6,18 @@ import { ACCESS_RULE } from './access.decorator';
 
 type Controller = new (...args: never[]) => object;
 
+/** The controllers of a module and of every module it imports. */
+function controllersOf(module: object, seen = new Set<object>()): Controller[] {
+  if (seen.has(module)) return [];
+  seen.add(module);
+  const own = (Reflect.getMetadata('controllers', module) ?? []) as Controller[];
+  const imports = ((Reflect.getMetadata('imports', module) ?? []) as object[]).filter((m) => typeof m === 'function');
+  return [...own, ...imports.flatMap((m) => controllersOf(m, seen))];
+}
+
 /** Every route handler of every gateway controller, with its path and access rule. */
 function routes(): Array<{ route: string; rule: unknown }> {
-  const controllers = (Reflect.getMetadata('controllers', GatewayFeaturesModule) ?? []) as Controller[];
+  const controllers = controllersOf(GatewayFeaturesModule);
   return controllers.flatMap((controller) => {
     const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
     const proto = controller.prototype as Record<string, unknown>;
