@@ -1,8 +1,8 @@
-import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import {
   ErrorCode,
   findSecrets,
+  hydrate,
   flattenValidationErrors,
   MAX_FUTURE_SKEW_MS,
   MAX_PAYLOAD_BYTES,
@@ -28,7 +28,7 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   const batch = 'events' in body;
   const prefix = (i: number): string => (batch ? `events[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
-  const dto = batch ? plainToInstance(ActivityBatchDto, body) : plainToInstance(ActivityEventDto, body);
+  const dto = batch ? hydrate(ActivityBatchDto, body) : hydrate(ActivityEventDto, body);
   const details: ErrorDetail[] = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }));
   const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
   if (!Array.isArray(events)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);

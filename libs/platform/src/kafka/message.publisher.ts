@@ -1,5 +1,4 @@
-import { instanceToPlain } from 'class-transformer';
-import { parsePayload, type MessageContract, Topics } from '@worktrack/contracts';
+import { parsePayload, toWire, type MessageContract, Topics } from '@worktrack/contracts';
 import type { KafkaClient } from './kafka.client';
 import { contractHeaders, type HeaderMap } from './message';
 
@@ -28,11 +27,11 @@ export class MessagePublisher {
     await this.client.send(
       this.client.topic(Topics[contract.topic]),
       messages.map((m) => {
-        const plain = instanceToPlain(m.payload);
-        parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
+        const wire = toWire(m.payload);
+        parsePayload(contract.payload, wire.plain, `${contract.type}.v${contract.version}`);
         return {
           key: m.key,
-          value: JSON.stringify(plain),
+          value: wire.text,
           headers: { ...contractHeaders(contract, m), ...m.headers },
         };
       }),

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { instanceToPlain } from 'class-transformer';
 import type { Message } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Header, parsePayload, Topics, type MessageContract, type TopicKey } from '@worktrack/contracts';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Header, parsePayload, toWire, Topics, type MessageContract, type TopicKey } from '@worktrack/contracts';
 import { schemaOf } from '../database/data-source.factory';
 import type { KafkaClient } from '../kafka/kafka.client';
 import type { HeaderMap } from '../kafka/message';
@@ -34,7 +34,7 @@ export async function enqueue<T extends object>(
   if (!manager.queryRunner?.isTransactionActive) {
     throw new Error('enqueue needs the EntityManager of an open transaction (dataSource.transaction(manager => ...))');
   }
-  const plain = instanceToPlain(payload);
+  const { plain } = toWire(payload);
   parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
   await manager.insert(OutboxMessageEntity, {
     topic: contract.topic,
@@ -43,7 +43,7 @@ export async function enqueue<T extends object>(
     version: contract.version,
     messageId: opts.messageId ?? randomUUID(),
     requestId: opts.requestId ?? currentRequestId() ?? null,
-    payload: plain,
+    payload: plain as QueryDeepPartialEntity<Record<string, unknown>>, // an object: parsePayload just checked it
   });
 }
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, EachMessagePayload } from 'kafkajs';
-import { instanceToPlain } from 'class-transformer';
 import {
   ContractViolation,
   ErrorCode,
   Header,
   isErrorCode,
   parsePayload,
+  toWire,
   Topics,
   type CommandContract,
   type ReplyBody,
@@ -108,8 +108,8 @@ export class CommandClient {
   async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
     const name = `${contract.type}.v${contract.version}`;
     if (!this.accepting) throw new UnavailableError('The gateway is not ready to send commands.');
-    const plain = instanceToPlain(payload);
-    parsePayload(contract.payload, plain, name);
+    const wire = toWire(payload);
+    parsePayload(contract.payload, wire.plain, name);
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const correlationId = randomUUID();
     const requestId = opts.requestId ?? currentRequestId();
@@ -119,7 +119,7 @@ export class CommandClient {
       await this.client.send(this.client.topic(Topics[contract.topic]), [
         {
           key: opts.key,
-          value: JSON.stringify(plain),
+          value: wire.text,
           headers: {
             [Header.type]: contract.type,
             [Header.version]: String(contract.version),

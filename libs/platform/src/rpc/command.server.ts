@@ -1,6 +1,5 @@
 import type { Consumer, EachMessagePayload } from 'kafkajs';
-import { ErrorCode, Header, parsePayload, Topics, type CommandContract, type ReplyBody, type TopicKey } from '@worktrack/contracts';
-import { instanceToPlain } from 'class-transformer';
+import { ErrorCode, Header, parsePayload, toWire, Topics, type CommandContract, type ReplyBody, type TopicKey } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
 import type { KafkaClient } from '../kafka/kafka.client';
 import { decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
@@ -124,7 +123,7 @@ export class CommandServer {
       const name = `${meta.type}.v${meta.version}`;
       const payload = parsePayload(registration.contract.payload, decodeJson(value), name);
       const result = await registration.handler(payload, meta);
-      const plain = instanceToPlain(result);
+      const { plain } = toWire(result);
       // Server side of the contract test: never answer with what the contract does not allow.
       parsePayload(registration.contract.result, plain, `${name}.result`);
       return { ok: true, data: plain };

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface Endpoints {
   /** A server URL; each test run creates its own database on it. */
@@ -13,7 +13,16 @@ export interface Endpoints {
   stop: () => Promise<void>;
 }
 
-export const repoRoot = (): string => join(__dirname, '..', '..', '..', '..');
+/** The workspace root (the folder holding nx.json), from source or from dist/. */
+export function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'nx.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no nx.json above ${__dirname}`);
+    dir = parent;
+  }
+  return dir;
+}
 
 const dockerAvailable = (): boolean =>
   Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock') || existsSync(`${process.env.HOME ?? ''}/.docker/run/docker.sock`);
