@@ -4,6 +4,10 @@ import { createHttpApp, createLogger, Metrics, type AppLogger } from '@worktrack
 import type { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { gatewayValidationPipe } from './http/validation.pipe';
+import { mountApiDocs } from './openapi/openapi';
+
+/** The API version prefix (D-6 documents the routes under it). */
+const API_PREFIX = 'v1';
 
 /** Paths served outside the /v1 API prefix. */
 export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status'];
@@ -23,8 +27,13 @@ export async function startGateway(
   });
 }
 
-/** The API conventions: /v1 prefix (probes, metrics and status outside it), global validation. */
+/**
+ * The API conventions: /v1 prefix (probes, metrics and status outside it),
+ * global validation, and the D-6 document and reference (GET /openapi.yaml,
+ * GET /docs: registered on Fastify directly, so outside the prefix and public).
+ */
 export function configureGateway(app: NestFastifyApplication): void {
-  app.setGlobalPrefix('v1', { exclude: UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })) });
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })) });
   app.useGlobalPipes(gatewayValidationPipe());
+  mountApiDocs(app, API_PREFIX);
 }

@@ -1,12 +1,15 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { IngestEvents, ListEvents } from '@worktrack/contracts';
+import { ApiOperation } from '@nestjs/swagger';
+import { ErrorCode, IngestEvents, ListEvents } from '@worktrack/contracts';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
+import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
+import { ApiValidatedBody, ApiValidatedQuery } from '../openapi/validation-schemas';
 import { CommandClientHost } from '../rpc/command-client.host';
 import { parseActivityInput } from './activity-input';
-import { presentEvent, TimelineQueryDto, type StoredEventBody } from './activity.dto';
+import { ActivityBatchDto, ActivityEventDto, IngestedBody, presentEvent, StoredEventBody, TimelineQueryDto } from './activity.dto';
 
 @Controller('activity/events')
 export class ActivityController {
@@ -19,10 +22,16 @@ export class ActivityController {
   @Post()
   @HttpCode(202)
   @Access('report')
-  async ingest(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
-  ): Promise<{ data: { accepted: number; deduplicated: number; event_ids: string[] } }> {
+  @ApiOperation({
+    summary: 'Ingest activity events',
+    description:
+      'One ActivityEvent, or `{ events: [...] }` with at most 100. All or nothing (D-17); retries with the same `external_id` are deduplicated (D-15). ' +
+      '202 means stored (D-20).',
+  })
+  @ApiValidatedBody(ActivityEventDto, ActivityBatchDto)
+  @ApiData(202, IngestedBody, 'Stored: one id per submitted event, in order (D-16).')
+  @ApiErrors(ErrorCode.PAYLOAD_CONTAINS_SECRET)
+  async ingest(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<{ data: IngestedBody }> {
     const receivedAt = new Date();
     const events = parseActivityInput(body, receivedAt);
     const result = await this.commands.client.send(
@@ -36,6 +45,10 @@ export class ActivityController {
   /** D-21: the caller's timeline, newest first; `meta.cursor` fetches the next page. */
   @Get()
   @Access('read')
+  @ApiOperation({ summary: 'Read your activity timeline', description: 'Newest first; `meta.cursor` fetches the next page (D-21).' })
+  @ApiValidatedQuery(TimelineQueryDto)
+  @ApiPage(StoredEventBody, 'A page of events, newest first.')
+  @ApiErrors(ErrorCode.INVALID_CURSOR)
   async timeline(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TimelineQueryDto,

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -90,15 +91,52 @@ export class TimelineQueryDto {
   cursor?: string;
 }
 
-export interface StoredEventBody {
-  event_id: string;
-  source_type: string;
-  event_type: string;
-  occurred_at: string;
-  received_at: string;
-  payload: Record<string, unknown>;
-  external_id: string | null;
-  session_id: string | null;
+/** D-21: an event of the timeline. */
+export class StoredEventBody {
+  @ApiProperty({ format: 'uuid' })
+  event_id!: string;
+
+  @ApiProperty({ pattern: SLUG_PATTERN.source })
+  source_type!: string;
+
+  @ApiProperty({ pattern: SLUG_PATTERN.source })
+  event_type!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  occurred_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  received_at!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Opaque metadata as submitted.' })
+  payload!: Record<string, unknown>;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  external_id!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The correlated session; null until correlated or when none covers the event.',
+  })
+  session_id!: string | null;
+}
+
+/** D-16: the answer to an ingestion. */
+export class IngestedBody {
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  accepted!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events already stored under the same (source_type, external_id) (D-15).' })
+  deduplicated!: number;
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', format: 'uuid' },
+    description: 'One per submitted event, in order; a duplicate gets the first stored id.',
+  })
+  event_ids!: string[];
 }
 
 export const presentEvent = (e: StoredEventV1): StoredEventBody => ({

@@ -1,12 +1,15 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { RegisterAgent } from '@worktrack/contracts';
+import { ApiOperation } from '@nestjs/swagger';
+import { ErrorCode, RegisterAgent } from '@worktrack/contracts';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
-import { presentMember, type MemberBody } from '../me/member.presenter';
+import { presentMember } from '../me/member.presenter';
+import { ApiData, ApiErrors } from '../openapi/api-responses';
+import { ApiValidatedBody } from '../openapi/validation-schemas';
 import { CommandClientHost } from '../rpc/command-client.host';
-import { RegisterAgentDto } from './agents.dto';
+import { RegisterAgentDto, RegisteredAgentBody } from './agents.dto';
 
 @Controller('agents')
 export class AgentsController {
@@ -16,10 +19,16 @@ export class AgentsController {
   @Post()
   @HttpCode(201)
   @Access('full')
-  async register(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: RegisterAgentDto,
-  ): Promise<{ data: { agent: MemberBody; token: string } }> {
+  @ApiOperation({
+    summary: 'Register an agent',
+    description:
+      "Creates an agent member in the caller's workspace (timezone and working hours copied from the caller) and its API token (D-12). " +
+      'Owners and admins with a `full` credential only; agents cannot register agents.',
+  })
+  @ApiValidatedBody(RegisterAgentDto)
+  @ApiData(201, RegisteredAgentBody, 'The agent and its token, shown this once.')
+  @ApiErrors(ErrorCode.FORBIDDEN)
+  async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterAgentDto): Promise<{ data: RegisteredAgentBody }> {
     const result = await this.commands.client.send(
       RegisterAgent,
       { actor: actorOf(principal), name: body.name, ...(body.scope ? { scope: body.scope } : {}) },

@@ -1,16 +1,39 @@
-import type { MemberV1, WorkingHours } from '@worktrack/contracts';
+import { ApiProperty } from '@nestjs/swagger';
+import { MEMBER_KINDS, MEMBER_ROLES, WorkingHours, type MemberKind, type MemberRole, type MemberV1 } from '@worktrack/contracts';
+import { documentedByValidation } from '../openapi/validation-schemas';
 
 /** D-13: the member on the wire. */
-export interface MemberBody {
-  member_id: string;
-  workspace_id: string;
-  kind: 'human' | 'agent';
-  role: 'owner' | 'admin' | 'member';
-  display_name: string;
-  email: string | null;
-  timezone: string;
-  working_hours: WorkingHours;
-  plate_capacity: number;
+export class MemberBody {
+  @ApiProperty({ format: 'uuid' })
+  member_id!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  workspace_id!: string;
+
+  @ApiProperty({ enum: MEMBER_KINDS })
+  kind!: MemberKind;
+
+  @ApiProperty({ enum: MEMBER_ROLES })
+  role!: MemberRole;
+
+  @ApiProperty()
+  display_name!: string;
+
+  @ApiProperty({ type: 'string', format: 'email', nullable: true })
+  email!: string | null;
+
+  @ApiProperty({ description: 'IANA time zone name, e.g. `Europe/Berlin`.' })
+  timezone!: string;
+
+  @ApiProperty({
+    // Documented by the contract's class-validator rules, not a copy of them.
+    type: documentedByValidation(WorkingHours),
+    description: 'Per weekday, the working intervals (`HH:MM`, in `timezone`); `[]` for a day off.',
+  })
+  working_hours!: WorkingHours;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'D-32: items a day on the plate.' })
+  plate_capacity!: number;
 }
 
 export const presentMember = (m: MemberV1): MemberBody => ({

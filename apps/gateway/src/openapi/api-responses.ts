@@ -27,6 +27,33 @@ export function ApiData(status: 200 | 201 | 202, model: Type | [Type], descripti
   );
 }
 
+/** D-1 for a page of a list: `{ "data": [Model…], "meta": { "cursor" } }`; `meta.cursor` fetches the next page. */
+export function ApiPage(model: Type, description: string): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiResponse({
+      status: 200,
+      description,
+      schema: {
+        type: 'object',
+        required: ['data', 'meta'],
+        additionalProperties: false,
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          meta: {
+            type: 'object',
+            required: ['cursor'],
+            additionalProperties: false,
+            properties: {
+              cursor: { type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' },
+            },
+          },
+        },
+      },
+    }),
+  );
+}
+
 /**
  * The D-2 codes a route raises itself (a scope or role check, a missing
  * resource, a state conflict). The ones every /v1 route can give — 401, 429,

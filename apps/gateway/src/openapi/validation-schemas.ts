@@ -1,5 +1,5 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiBody, ApiParam, type SchemaObject } from '@nestjs/swagger';
+import { ApiBody, ApiParam, ApiQuery, type SchemaObject } from '@nestjs/swagger';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { createRequire } from 'node:module';
@@ -30,40 +30,57 @@ function register(type: Type): void {
   documented.set(type.name, type);
 }
 
+/** `type`, whose component schema is to be derived from its class-validator rules (for `@ApiProperty({ type })`). */
+export function documentedByValidation<T extends Type>(type: T): T {
+  register(type);
+  return type;
+}
+
 /** A `$ref` to the schema derived from `type`'s class-validator rules. */
 export function validatedSchemaRef(type: Type): { $ref: string } {
   register(type);
   return { $ref: `${SCHEMA_PREFIX}${type.name}` };
 }
 
-/** The JSON request body, documented from the DTO's validation rules. */
-export const ApiValidatedBody = (type: Type, description?: string): MethodDecorator =>
-  ApiBody({ required: true, schema: validatedSchemaRef(type), ...(description ? { description } : {}) });
+/** The JSON request body, documented from the DTO's validation rules (several DTOs: one of them). */
+export function ApiValidatedBody(...types: [Type, ...Type[]]): MethodDecorator {
+  const refs = types.map(validatedSchemaRef);
+  return ApiBody({ required: true, schema: refs.length === 1 ? refs[0] : { oneOf: refs } });
+}
 
 /** Path parameters, one per property of the DTO bound with `@Param()`, from its validation rules. */
-export function ApiValidatedParams(type: Type): MethodDecorator {
-  const schema = schemaOf(type);
-  return applyDecorators(
-    ...Object.entries(schema.properties ?? {}).map(([name, property]) =>
-      ApiParam({ name, required: true, schema: property as SchemaObject }),
-    ),
+export const ApiValidatedParams = (type: Type): MethodDecorator =>
+  applyDecorators(...parametersOf(type).map(({ name, description, schema }) => ApiParam({ name, required: true, description, schema })));
+
+/** Query parameters, one per property of the DTO bound with `@Query()`, from its validation rules. */
+export const ApiValidatedQuery = (type: Type): MethodDecorator =>
+  applyDecorators(
+    ...parametersOf(type).map(({ name, required, description, schema }) => ApiQuery({ name, required, description, schema })),
   );
+
+function parametersOf(type: Type): Array<{ name: string; required: boolean; description?: string; schema: SchemaObject }> {
+  const schema = schemaOf(type, { nullableOptionals: false });
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property as SchemaObject;
+    return { name, required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
 }
 
 /**
- * One schema per documented class and per class nested in one (through
+ * The schemas of the documented classes among `names` (the schema names a
+ * document refers to) and of the classes nested in them (through
  * `@ValidateNested() @Type(() => X)`). Unknown fields are rejected (D-3), so
- * every object is closed; a property that `@IsOptional()` lets be left out
- * may also be null (class-validator skips both).
+ * every object is closed.
  */
-export function validationSchemas(): Record<string, SchemaObject> {
+export function validationSchemas(names: Iterable<string>): Record<string, SchemaObject> {
   const schemas: Record<string, SchemaObject> = {};
-  const pending = [...documented.values()];
+  const pending = [...new Set(names)].flatMap((name) => documented.get(name) ?? []);
   const seen = new Set<Type>();
   for (let type = pending.pop(); type; type = pending.pop()) {
     if (seen.has(type)) continue;
     seen.add(type);
-    const schema = schemaOf(type);
+    const schema = schemaOf(type, { nullableOptionals: true });
     schemas[type.name] = schema;
     for (const name of Object.keys(schema.properties ?? {})) {
       const nested = defaultMetadataStorage.findTypeMetadata(type, name)?.typeFunction() as Type | undefined;
@@ -76,13 +93,17 @@ export function validationSchemas(): Record<string, SchemaObject> {
   return schemas;
 }
 
-function schemaOf(type: Type): SchemaObject {
+/**
+ * In a JSON body, a property that `@IsOptional()` lets be left out may also
+ * be null (class-validator skips both); in a path or query it is a string.
+ */
+function schemaOf(type: Type, { nullableOptionals }: { nullableOptionals: boolean }): SchemaObject {
   const schema = targetConstructorToSchema(type, options) as SchemaObject;
   const required = new Set(schema.required ?? []);
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, property]) => [
       name,
-      required.has(name) ? property : { ...(property as SchemaObject), nullable: true },
+      required.has(name) || !nullableOptionals ? property : { ...(property as SchemaObject), nullable: true },
     ]),
   );
   return { ...schema, type: 'object', properties, additionalProperties: false };

@@ -1,30 +1,53 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { TOKEN_SCOPES, type ApiTokenV1, type TokenScope } from '@worktrack/contracts';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope } from '@worktrack/contracts';
 
 export class CreateTokenDto {
-  /** A label to recognise the token by. */
+  @JSONSchema({ description: 'A label to recognise the token by.' })
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   name!: string;
 
-  /** D-9: `full` or `report_only`. */
+  @JSONSchema({
+    description: 'D-9: `full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read.',
+  })
   @IsIn(TOKEN_SCOPES)
   scope!: TokenScope;
 }
 
 export class TokenIdParam {
-  @Matches(/^[a-z2-7]{8}$/, { message: 'token_id must be 8 characters of a-z and 2-7' })
+  @JSONSchema({ description: 'D-8: the public id of the token (its short segment).' })
+  @Matches(TOKEN_ID_PATTERN, { message: 'token_id must be 8 characters of a-z and 2-7' })
   token_id!: string;
 }
 
-export interface TokenBody {
-  token_id: string;
-  name: string;
-  scope: TokenScope;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
+/** An API token as listed: never its secret. */
+export class TokenBody {
+  @ApiProperty({ pattern: TOKEN_ID_PATTERN.source, description: 'D-8: the public id of the token.' })
+  token_id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: TOKEN_SCOPES })
+  scope!: TokenScope;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_used_at!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Set once the token is revoked.' })
+  revoked_at!: string | null;
+}
+
+/** A token just created: the only response that ever holds the full token. */
+export class CreatedTokenBody extends TokenBody {
+  @ApiProperty({ pattern: API_TOKEN_PATTERN.source, description: 'D-8: the full token, shown this once.' })
+  token!: string;
 }
 
 export const presentToken = (t: ApiTokenV1): TokenBody => ({

@@ -1,0 +1,311 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { parse } from 'yaml';
+import { ErrorCode } from '@worktrack/contracts';
+import { boundPort, createHttpApp, createLogger, httpStatusOf, Metrics } from '@worktrack/platform';
+import { testConfig } from '@worktrack/testing';
+import { configureGateway } from '../src/gateway.app';
+import { GatewayConfig } from '../src/gateway.config';
+import { GatewayModule } from '../src/gateway.module';
+
+/** The parts of an OpenAPI 3.1 document this test reads. */
+interface Schema {
+  type?: string | string[];
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean;
+  items?: Schema;
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  enum?: unknown[];
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+}
+interface Header {
+  required?: boolean;
+  schema: Schema;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, { schema: Schema; examples?: Record<string, { value: unknown }> }>;
+}
+interface Parameter {
+  name?: string;
+  in?: string;
+  required?: boolean;
+  schema?: Schema;
+  $ref?: string;
+}
+interface Operation {
+  summary?: string;
+  security?: Array<Record<string, string[]>>;
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
+  responses: Record<string, Response>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, Schema>;
+    securitySchemes: Record<string, { type: string; scheme: string; bearerFormat?: string }>;
+  };
+}
+interface LintReport {
+  totals: { errors: number; warnings: number };
+  problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+}
+
+const ROOT = join(__dirname, '..', '..', '..');
+const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+
+/**
+ * The recommended rules, nothing fetched. `info-license` is off: the API is
+ * proprietary and has no licence to name.
+ */
+const REDOCLY_CONFIG = `telemetry: off
+extends:
+  - recommended
+rules:
+  info-license: off
+`;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GET /docs', () => {
+  let app: NestFastifyApplication;
+  let base: string;
+  let text: string;
+  let doc: OpenApiDocument;
+  /** `METHOD /path` of every route the app serves under /v1, as Fastify registered it. */
+  const liveRoutes = new Set<string>();
+
+  beforeAll(async () => {
+    const config = testConfig(GatewayConfig);
+    const logger = createLogger('gateway', 'silent', config.INSTANCE_ID);
+    const metrics = new Metrics('gateway');
+    app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), {
+      config,
+      logger,
+      metrics,
+      configure: (created) => {
+        created
+          .getHttpAdapter()
+          .getInstance()
+          .addHook('onRoute', (route) => {
+            const methods = Array.isArray(route.method) ? route.method : [route.method];
+            for (const method of methods) {
+              if (method === 'HEAD' || !route.url.startsWith('/v1/')) continue;
+              liveRoutes.add(`${method} ${route.url.slice('/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
+            }
+          });
+        configureGateway(created);
+      },
+    });
+    base = `http://127.0.0.1:${boundPort(app)}`;
+    const res = await fetch(`${base}/openapi.yaml`);
+    text = await res.text();
+    doc = parse(text) as OpenApiDocument;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const operations = (): Array<[string, Operation]> =>
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]).map((m): [string, Operation] => [`${m.toUpperCase()} ${path}`, item[m]]),
+    );
+  const schema = (name: string): Schema => {
+    const found = doc.components.schemas[name];
+    if (!found) throw new Error(`no schema ${name}`);
+    return found;
+  };
+  const deref = (s: Schema): Schema => (s.$ref ? schema(s.$ref.replace('#/components/schemas/', '')) : s);
+  const codesOf = (response: Response): unknown[] =>
+    response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ?? [];
+
+  it('serves an OpenAPI 3.1 document as YAML without credentials', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wt_not_a_token' }] as Array<Record<string, string>>) {
+      const res = await fetch(`${base}/openapi.yaml`, { headers });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/yaml/);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await res.text()).toBe(text);
+    }
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info).toMatchObject({ title: 'worktrack API', version: '1.0' });
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearer.bearerFormat).toContain('wt_');
+  });
+
+  it('documents exactly the routes the app serves under /v1, each with a summary', () => {
+    const documented = operations().map(([name]) => name);
+    expect([...liveRoutes]).toEqual(
+      expect.arrayContaining(['GET /me', 'POST /tokens', 'GET /tokens', 'DELETE /tokens/{token_id}', 'POST /agents']),
+    );
+    expect(documented.sort()).toEqual([...liveRoutes].sort());
+    for (const [name, operation] of operations()) expect({ name, summary: typeof operation.summary }).toEqual({ name, summary: 'string' });
+  });
+
+  it('answers every documented operation without a credential with the documented 401', async () => {
+    for (const [name, operation] of operations()) {
+      const [method, path] = name.split(' ');
+      const res = await fetch(`${base}/v1${path.replace(/\{\w+\}/g, 'abcdefgh')}`, {
+        method,
+        ...(operation.requestBody ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
+      const body = (await res.json()) as { error: { code: string } };
+      expect({ name, status: res.status, code: body.error.code }).toEqual({ name, status: 401, code: 'UNAUTHENTICATED' });
+      expect(codesOf(operation.responses['401'])).toEqual([body.error.code]);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  it('carries the validation rules of the request DTOs (limits, patterns, enums, closed objects)', () => {
+    expect(doc.paths['/tokens'].post.requestBody?.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateTokenDto',
+    });
+    expect(schema('CreateTokenDto')).toMatchObject({
+      type: 'object',
+      required: ['name', 'scope'],
+      additionalProperties: false,
+      properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, scope: { enum: ['full', 'report_only'] } },
+    });
+    const agent = schema('RegisterAgentDto');
+    expect(agent).toMatchObject({
+      required: ['name'],
+      additionalProperties: false,
+      properties: { name: { minLength: 1, maxLength: 200 } },
+    });
+    expect(agent.properties?.scope).toMatchObject({ type: ['string', 'null'], enum: ['full', 'report_only', null] });
+
+    const tokenId = doc.paths['/tokens/{token_id}'].delete.parameters?.find((p) => p.name === 'token_id');
+    expect(tokenId).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z2-7]{8}$' } });
+    expect(schema('WorkingInterval').properties?.start.pattern).toBe('^([01]\\d|2[0-3]):[0-5]\\d$');
+
+    for (const [name, operation] of operations()) {
+      for (const [, placeholder] of name.matchAll(/\{(\w+)\}/g)) {
+        const param = operation.parameters?.find((p) => p.in === 'path' && p.name === placeholder);
+        expect({ name, placeholder, pattern: typeof param?.schema?.pattern }).toEqual({ name, placeholder, pattern: 'string' });
+      }
+      const body = operation.requestBody?.content['application/json'].schema;
+      if (!body) continue;
+      for (const option of body.oneOf ?? [body]) {
+        const resolved = deref(option);
+        expect({ name, properties: Object.keys(resolved.properties ?? {}).length > 0, closed: resolved.additionalProperties }).toEqual({
+          name,
+          properties: true,
+          closed: false,
+        });
+      }
+    }
+  });
+
+  it('documents every success body as { data } (D-1), the member as D-13 says', () => {
+    for (const [name, operation] of operations()) {
+      const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      expect({ name, successes: success.length }).toEqual({ name, successes: 1 });
+      const body = success[0][1].content?.['application/json']?.schema;
+      expect({ name, data: body?.required?.includes('data') && body.properties?.data !== undefined }).toEqual({ name, data: true });
+    }
+    const member = schema('MemberBody');
+    const d13 = ['member_id', 'workspace_id', 'kind', 'role', 'display_name', 'email', 'timezone', 'working_hours', 'plate_capacity'];
+    expect(Object.keys(member.properties ?? {}).sort()).toEqual([...d13].sort());
+    expect([...(member.required ?? [])].sort()).toEqual([...d13].sort());
+    expect(member.properties?.email.type).toEqual(['string', 'null']);
+    expect(doc.paths['/me'].get.responses['200'].content?.['application/json'].schema.properties?.data).toEqual({
+      $ref: '#/components/schemas/MemberBody',
+    });
+    expect(schema('CreatedTokenBody').properties?.token.pattern).toBe('^wt_([a-z2-7]{8})_([0-9A-Za-z]{43})$');
+    expect(schema('RegisteredAgentBody').properties?.agent).toEqual({ $ref: '#/components/schemas/MemberBody' });
+  });
+
+  it('requires the bearer credential on every operation and documents its errors and headers (D-2, D-4, D-5)', () => {
+    expect(schema('ErrorCode').enum).toEqual(Object.values(ErrorCode));
+    for (const [name, operation] of operations()) {
+      expect({ name, security: operation.security }).toEqual({ name, security: [{ bearer: [] }] });
+      const expected = ['401', '429', '500', '503', ...(operation.requestBody ? ['400', '413', '415'] : [])];
+      expect({ name, missing: expected.filter((status) => !(status in operation.responses)) }).toEqual({ name, missing: [] });
+      if (operation.requestBody)
+        expect(codesOf(operation.responses['400'])).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'INVALID_JSON']));
+      expect(operation.responses['429'].headers?.['Retry-After']).toMatchObject({ required: true });
+
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect({ name, status, requestId: response.headers?.['X-Request-Id']?.required }).toEqual({ name, status, requestId: true });
+        if (status.startsWith('2') || status === '429') {
+          for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+            expect({ name, status, header, required: response.headers?.[header]?.required }).toEqual({
+              name,
+              status,
+              header,
+              required: true,
+            });
+          }
+        }
+        if (Number(status) < 400) continue;
+        const codes = codesOf(response);
+        expect({ name, status, some: codes.length > 0 }).toEqual({ name, status, some: true });
+        for (const code of codes)
+          expect({ name, code, status: httpStatusOf(code as ErrorCode) }).toEqual({ name, code, status: Number(status) });
+        const examples = response.content?.['application/json']?.examples ?? {};
+        expect(Object.keys(examples).sort()).toEqual([...codes].sort());
+      }
+    }
+    expect(codesOf(doc.paths['/tokens/{token_id}'].delete.responses['404'])).toEqual(['NOT_FOUND']);
+    expect(codesOf(doc.paths['/tokens/{token_id}'].delete.responses['403'])).toEqual(['FORBIDDEN']);
+    expect(codesOf(doc.paths['/agents'].post.responses['403'])).toEqual(['FORBIDDEN']);
+    expect(doc.paths['/me'].get.responses['403']).toBeUndefined();
+  });
+
+  it('lints clean with Redocly (recommended rules, offline)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'worktrack-openapi-'));
+    try {
+      writeFileSync(join(dir, 'openapi.yaml'), text);
+      writeFileSync(join(dir, 'redocly.yaml'), REDOCLY_CONFIG);
+      const stdout = await new Promise<string>((resolve) => {
+        execFile(
+          process.execPath,
+          [REDOCLY, 'lint', 'openapi.yaml', '--format=json'],
+          // No telemetry and no update check: the linter must not reach the network.
+          { cwd: dir, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, timeout: 30_000 },
+          (_error, out) => resolve(out), // exits 1 on errors; the report says which
+        );
+      });
+      const report = JSON.parse(stdout) as LintReport;
+      expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves the reference UI at GET /docs with every asset from this server', async () => {
+    const res = await fetch(`${base}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await res.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const assets = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']));
+    for (const asset of assets) {
+      expect(asset).toMatch(/^\/[^/]/);
+      const answer = await fetch(`${base}${asset}`);
+      expect({ asset, status: answer.status }).toEqual({ asset, status: 200 });
+      expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const init = await (await fetch(`${base}/docs/init.js`)).text();
+    expect(init).toContain('"url":"/openapi.yaml"');
+    expect(init).toContain('"validatorUrl":null');
+  });
+});
