@@ -9,6 +9,7 @@ import type { GatewayConfig } from './gateway.config';
 import { MeController } from './me/me.controller';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { PlateHttpModule } from './plate/plate-http.module';
 import { RpcModule } from './rpc/rpc.module';
 import { SessionsHttpModule } from './sessions/sessions-http.module';
 import { StatusController } from './status/status.controller';
@@ -20,7 +21,7 @@ import { TokensController } from './tokens/tokens.controller';
  * scope (AuthGuard), then the per-member rate limit.
  */
 @Module({
-  imports: [RpcModule, AuthModule, SessionsHttpModule],
+  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule],
   controllers: [StatusController, MeController, TokensController, AgentsController, ActivityController],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

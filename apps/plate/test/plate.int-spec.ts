@@ -1,5 +1,185 @@
-import { serviceSkeletonSpec } from '@worktrack/testing';
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DateTime } from 'luxon';
+import {
+  AssignPlateItem,
+  CompletePlateItem,
+  GetPlate,
+  MemberChanged,
+  type ActorV1,
+  type MemberV1,
+  type WorkingHours,
+} from '@worktrack/contracts';
+import { CommandClient, MessagePublisher, startService } from '@worktrack/platform';
+import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { PlateConfig } from '../src/plate.config';
 import { plateService } from '../src/plate.service-definition';
 
-serviceSkeletonSpec(plateService, PlateConfig);
+const nineToFive = [{ start: '09:00', end: '17:00' }];
+const MON_FRI: WorkingHours = { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive, sat: [], sun: [] };
+
+/** The plate service through its real command topic, with members fed as identity publishes them. */
+describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
+  let app: NestFastifyApplication;
+  let kafka: TestKafka;
+  let rpc: CommandClient;
+  let publisher: MessagePublisher;
+  const workspace = randomUUID();
+
+  const member = async (over: Partial<MemberV1> = {}): Promise<MemberV1> => {
+    const m: MemberV1 = {
+      memberId: randomUUID(),
+      workspaceId: workspace,
+      kind: 'human',
+      role: 'member',
+      displayName: 'm',
+      email: null,
+      timezone: 'UTC',
+      workingHours: MON_FRI,
+      plateCapacity: 6,
+      ...over,
+    };
+    await publisher.publish(MemberChanged, m, { key: m.memberId });
+    return m;
+  };
+  const actor = (m: MemberV1, scope: 'full' | 'report_only' = 'full'): ActorV1 => ({
+    memberId: m.memberId,
+    workspaceId: m.workspaceId,
+    scope,
+    credential: 'api_token',
+  });
+  const assign = (by: MemberV1, to: MemberV1 | string, plateDate?: string, title = 'review the PR') =>
+    rpc.send(
+      AssignPlateItem,
+      { actor: actor(by), assigneeId: typeof to === 'string' ? to : to.memberId, title, ...(plateDate ? { plateDate } : {}) },
+      { key: by.memberId },
+    );
+  /** Waits until the plate service knows the member (its projection is fed asynchronously). */
+  const known = (m: MemberV1) =>
+    eventually(
+      async () =>
+        await rpc.send(GetPlate, { actor: actor(m) }, { key: m.memberId }).then(
+          () => true,
+          () => false,
+        ),
+      'member projection',
+    );
+  const nextWeekday = (weekday: number, from = DateTime.utc().plus({ days: 7 })): string => {
+    let d = from;
+    while (d.weekday !== weekday) d = d.plus({ days: 1 });
+    return d.toISODate()!;
+  };
+
+  beforeAll(async () => {
+    app = await startService(plateService, testConfig(PlateConfig));
+    kafka = testKafka('plate-it');
+    rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
+    await rpc.start();
+    publisher = new MessagePublisher(kafka.client);
+  });
+
+  afterAll(async () => {
+    await rpc?.stop();
+    await kafka?.close();
+    await app?.close();
+  });
+
+  it('defaults to the assignee’s today in the assignee’s timezone, and refuses dates before it', async () => {
+    const lead = await member();
+    const kiritimati = await member({ timezone: 'Pacific/Kiritimati' }); // UTC+14
+    const pagoPago = await member({ timezone: 'Pacific/Pago_Pago' }); // UTC-11: always a calendar day behind Kiritimati
+    await Promise.all([known(lead), known(kiritimati), known(pagoPago)]);
+    const aheadToday = DateTime.now().setZone('Pacific/Kiritimati').toISODate()!;
+    const behindToday = DateTime.now().setZone('Pacific/Pago_Pago').toISODate()!;
+    expect(aheadToday > behindToday).toBe(true);
+
+    const a = await assign(lead, kiritimati);
+    expect(a).toMatchObject({ plateDate: aheadToday, overflowed: false, activeCount: 1, capacity: 6, assigneeId: kiritimati.memberId });
+    // A date that is still today in Pago Pago is already yesterday in Kiritimati.
+    await expect(assign(lead, kiritimati, behindToday)).rejects.toMatchObject({ code: 'PLATE_DATE_IN_PAST' });
+    await expect(assign(lead, pagoPago, behindToday)).resolves.toMatchObject({ plateDate: behindToday, overflowed: false });
+  });
+
+  it('counts open items, overflows a full day to the next working day with room, skipping the weekend', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 2 });
+    await Promise.all([known(lead), known(dev)]);
+    const friday = nextWeekday(5);
+    const monday = DateTime.fromISO(friday).plus({ days: 3 }).toISODate()!;
+    expect(await assign(lead, dev, friday)).toMatchObject({ plateDate: friday, activeCount: 1, overflowed: false, capacity: 2 });
+    expect(await assign(lead, dev, friday)).toMatchObject({ plateDate: friday, activeCount: 2, overflowed: false });
+    expect(await assign(lead, dev, friday)).toMatchObject({ plateDate: monday, activeCount: 1, overflowed: true });
+    // A requested non-working day with room is honoured (nothing overflows there).
+    const saturday = DateTime.fromISO(friday).plus({ days: 1 }).toISODate()!;
+    expect(await assign(lead, dev, saturday)).toMatchObject({ plateDate: saturday, overflowed: false });
+  });
+
+  it('never exceeds capacity under concurrency: 30 parallel assigns to a day with room for 3 (D-34)', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 3 });
+    await Promise.all([known(lead), known(dev)]);
+    const day = nextWeekday(2); // a Tuesday
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => assign(lead, dev, day, `item ${i}`)));
+    const perDay = new Map<string, number>();
+    for (const r of results) perDay.set(r.plateDate, (perDay.get(r.plateDate) ?? 0) + 1);
+    expect(perDay.get(day)).toBe(3);
+    expect([...perDay.values()].every((n) => n <= 3)).toBe(true);
+    expect([...perDay.keys()].filter((d) => d !== day).every((d) => d > day)).toBe(true);
+    expect(results.filter((r) => r.plateDate === day).every((r) => !r.overflowed)).toBe(true);
+    expect(results.filter((r) => r.plateDate !== day).every((r) => r.overflowed)).toBe(true);
+    // 30 items, 3 a day, Mon-Fri: 10 working days.
+    expect(perDay.size).toBe(10);
+    for (const d of perDay.keys()) expect([6, 7]).not.toContain(DateTime.fromISO(d).weekday); // no weekend day
+  });
+
+  it('lets the assignee or the assigner complete an item, which frees its slot; others see nothing (D-7)', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 1 });
+    const bystander = await member();
+    await Promise.all([known(lead), known(dev), known(bystander)]);
+    const day = nextWeekday(3);
+    const first = await assign(lead, dev, day);
+    expect((await assign(lead, dev, day)).overflowed).toBe(true);
+    await expect(
+      rpc.send(CompletePlateItem, { actor: actor(bystander), plateItemId: first.plateItemId, done: true }, { key: 'x' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const done = await rpc.send(
+      CompletePlateItem,
+      { actor: actor(dev), plateItemId: first.plateItemId, done: true },
+      { key: dev.memberId },
+    );
+    expect(done).toMatchObject({ done: true, assignedBy: lead.memberId, assigneeId: dev.memberId, plateDate: day });
+    // Completing again changes nothing; the freed slot takes the next item.
+    await rpc.send(CompletePlateItem, { actor: actor(lead), plateItemId: first.plateItemId, done: true }, { key: lead.memberId });
+    expect(await assign(lead, dev, day)).toMatchObject({ plateDate: day, overflowed: false, activeCount: 1 });
+    const plate = await rpc.send(GetPlate, { actor: actor(dev), date: day }, { key: dev.memberId });
+    expect(plate).toMatchObject({ date: day, capacity: 1, activeCount: 1 });
+    expect(plate.items.map((i) => i.done)).toEqual([true, false]);
+  });
+
+  it('refuses unknown and foreign assignees, and report_only credentials', async () => {
+    const lead = await member();
+    const foreign = await member({ workspaceId: randomUUID() });
+    await Promise.all([known(lead), known(foreign)]);
+    await expect(assign(lead, randomUUID())).rejects.toMatchObject({ code: 'ASSIGNEE_NOT_FOUND' });
+    await expect(assign(lead, foreign)).rejects.toMatchObject({ code: 'ASSIGNEE_NOT_FOUND' });
+    await expect(
+      rpc.send(AssignPlateItem, { actor: actor(lead, 'report_only'), assigneeId: lead.memberId, title: 'x' }, { key: lead.memberId }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(assign(lead, lead, '2026-02-30')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('keeps the latest member data from identity (timezone and capacity changes apply)', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 1 });
+    await Promise.all([known(lead), known(dev)]);
+    const day = nextWeekday(4);
+    await assign(lead, dev, day);
+    await publisher.publish(MemberChanged, { ...dev, plateCapacity: 2 }, { key: dev.memberId });
+    await eventually(
+      async () => (await rpc.send(GetPlate, { actor: actor(dev), date: day }, { key: dev.memberId })).capacity === 2,
+      'capacity update',
+    );
+    expect(await assign(lead, dev, day)).toMatchObject({ plateDate: day, activeCount: 2, capacity: 2 });
+  });
+});

@@ -14,3 +14,4 @@ export * from './ingestion/activity-event.rules';
 export * from './ingestion/ingestion.commands';
 export * from './ingestion/ingestion.events';
 export * from './sessions';
+export * from './plate/plate.commands';

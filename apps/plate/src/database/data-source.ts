@@ -1,8 +1,12 @@
+import { PlateMemberEntity } from '../members/entities/plate-member.entity';
+import { PlateDayEntity } from '../plate/entities/plate-day.entity';
+import { PlateItemEntity } from '../plate/entities/plate-item.entity';
 import { PlateInit1763750000004 } from './migrations/1763750000004-PlateInit';
+import { PlateTables1763800000000 } from './migrations/1763800000000-PlateTables';
 
 /** The plate service owns exactly this Postgres schema. */
 export const plateDatabase = {
   schema: 'plate',
-  entities: [],
-  migrations: [PlateInit1763750000004],
+  entities: [PlateMemberEntity, PlateDayEntity, PlateItemEntity],
+  migrations: [PlateInit1763750000004, PlateTables1763800000000],
 };

@@ -93,3 +93,18 @@ export function schemaOf(dataSource: DataSource): string {
   if (!schema) throw new Error('data source has no schema');
   return schema;
 }
+
+/**
+ * Runs SQL and returns its rows. TypeORM's `query()` answers UPDATE and DELETE
+ * statements with `[rows, affectedCount]` but every other statement with the
+ * rows alone; this evens that out (for `… RETURNING` in particular).
+ */
+export async function queryRows<T>(
+  manager: { query: (sql: string, params?: unknown[]) => Promise<unknown> },
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const result = await manager.query(sql, params);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}

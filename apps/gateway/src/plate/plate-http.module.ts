@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { RpcModule } from '../rpc/rpc.module';
+import { PlateController } from './plate.controller';
+
+/** The /v1/plate routes (D-32 … D-35). */
+@Module({
+  imports: [RpcModule],
+  controllers: [PlateController],
+})
+export class PlateHttpModule {}

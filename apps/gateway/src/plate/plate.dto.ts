@@ -1,0 +1,95 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Equals, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { CALENDAR_DATE, MAX_PLATE_TITLE_LENGTH, type PlateAssignmentV1, type PlateDayV1, type PlateItemV1 } from '@worktrack/contracts';
+
+export class AssignPlateDto {
+  @JSONSchema({ description: 'A member of your workspace (D-35).' })
+  @IsUUID()
+  assignee_id!: string;
+
+  @JSONSchema({ description: 'What to do.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_PLATE_TITLE_LENGTH)
+  title!: string;
+
+  @JSONSchema({ description: "Default: the assignee's today in the assignee's timezone (D-33); earlier dates are PLATE_DATE_IN_PAST." })
+  @IsOptional()
+  @Matches(CALENDAR_DATE, { message: 'plate_date must be a date YYYY-MM-DD' })
+  plate_date?: string | null;
+}
+
+export class PlateQueryDto {
+  @JSONSchema({ description: 'Default: your today in your timezone.' })
+  @IsOptional()
+  @Matches(CALENDAR_DATE, { message: 'date must be a date YYYY-MM-DD' })
+  date?: string;
+}
+
+export class PlateItemParam {
+  @IsUUID()
+  item_id!: string;
+}
+
+export class CompletePlateItemDto {
+  @JSONSchema({ description: 'Only `true`: a done item stops counting towards the day (D-32).' })
+  @Equals(true, { message: 'done must be true' })
+  done!: true;
+}
+
+/** Spec "Plate assignment result". */
+export class PlateAssignmentBody {
+  @ApiProperty({ format: 'uuid' }) plate_item_id!: string;
+  @ApiProperty({ format: 'uuid' }) assignee_id!: string;
+  @ApiProperty({ format: 'date', description: 'Where the item landed.' }) plate_date!: string;
+  @ApiProperty({ description: 'True when the item landed on another day than the requested (or default) one (D-33).' })
+  overflowed!: boolean;
+  @ApiProperty({ description: 'Items on that day that are not done, this one included (D-32).' }) active_count!: number;
+  @ApiProperty({ description: "The assignee's daily capacity." }) capacity!: number;
+}
+
+export class PlateItemBody {
+  @ApiProperty({ format: 'uuid' }) plate_item_id!: string;
+  @ApiProperty({ format: 'uuid' }) assignee_id!: string;
+  @ApiProperty({ format: 'uuid', description: 'Who put the item on the plate.' }) assigned_by!: string;
+  @ApiProperty({ maxLength: MAX_PLATE_TITLE_LENGTH }) title!: string;
+  @ApiProperty({ format: 'date' }) plate_date!: string;
+  @ApiProperty() done!: boolean;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) done_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class PlateDayBody {
+  @ApiProperty({ format: 'date' }) date!: string;
+  @ApiProperty() capacity!: number;
+  @ApiProperty() active_count!: number;
+  @ApiProperty({ type: [PlateItemBody] }) items!: PlateItemBody[];
+}
+
+export const presentAssignment = (a: PlateAssignmentV1): PlateAssignmentBody => ({
+  plate_item_id: a.plateItemId,
+  assignee_id: a.assigneeId,
+  plate_date: a.plateDate,
+  overflowed: a.overflowed,
+  active_count: a.activeCount,
+  capacity: a.capacity,
+});
+
+export const presentItem = (i: PlateItemV1): PlateItemBody => ({
+  plate_item_id: i.plateItemId,
+  assignee_id: i.assigneeId,
+  assigned_by: i.assignedBy,
+  title: i.title,
+  plate_date: i.plateDate,
+  done: i.done,
+  done_at: i.doneAt ?? null,
+  created_at: i.createdAt,
+});
+
+export const presentDay = (d: PlateDayV1): PlateDayBody => ({
+  date: d.date,
+  capacity: d.capacity,
+  active_count: d.activeCount,
+  items: d.items.map(presentItem),
+});

@@ -1,0 +1,28 @@
+import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { WorkingHours } from '@worktrack/contracts';
+
+/**
+ * What the plate knows about a member, kept from identity's
+ * `identity.member.changed` messages (never read from identity's tables).
+ */
+@Entity({ name: 'members' })
+export class PlateMemberEntity {
+  @PrimaryColumn('uuid', { name: 'member_id' })
+  memberId!: string;
+
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId!: string;
+
+  /** IANA time zone name. */
+  @Column('text')
+  timezone!: string;
+
+  @Column('jsonb', { name: 'working_hours' })
+  workingHours!: WorkingHours;
+
+  @Column('integer', { name: 'plate_capacity' })
+  plateCapacity!: number;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

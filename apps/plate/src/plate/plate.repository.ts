@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { queryRows, schemaOf } from '@worktrack/platform';
+
+export interface ItemRow {
+  id: string;
+  assignee_id: string;
+  assigned_by: string;
+  workspace_id: string;
+  title: string;
+  plate_date: string;
+  done_at: Date | null;
+  created_at: Date;
+}
+
+const ITEM_COLUMNS = 'id, assignee_id, assigned_by, workspace_id, title, plate_date::text AS plate_date, done_at, created_at';
+
+/** Plate days and items. Capacity is claimed with one conditional UPDATE, never read-then-write. */
+@Injectable()
+export class PlateRepository {
+  private readonly schema: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.schema = schemaOf(dataSource);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Takes one slot on a member's day if it has room, returning the day's open
+   * count with it, else null. The row lock it takes is held to the commit, so
+   * concurrent claims on one day queue up and never exceed the capacity.
+   */
+  async claimSlot(manager: EntityManager, memberId: string, date: string, capacity: number): Promise<number | null> {
+    await manager.query(`INSERT INTO "${this.schema}"."plate_days" (member_id, plate_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      memberId,
+      date,
+    ]);
+    const rows = await queryRows<{ active_count: number }>(
+      manager,
+      `UPDATE "${this.schema}"."plate_days" SET active_count = active_count + 1
+        WHERE member_id = $1 AND plate_date = $2 AND active_count < $3
+        RETURNING active_count`,
+      [memberId, date, capacity],
+    );
+    return rows[0]?.active_count ?? null;
+  }
+
+  async insertItem(manager: EntityManager, item: Omit<ItemRow, 'done_at' | 'created_at'>): Promise<ItemRow> {
+    const rows = await manager.query<ItemRow[]>(
+      `INSERT INTO "${this.schema}"."plate_items" (id, workspace_id, assignee_id, assigned_by, title, plate_date)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ITEM_COLUMNS}`,
+      [item.id, item.workspace_id, item.assignee_id, item.assigned_by, item.title, item.plate_date],
+    );
+    return rows[0];
+  }
+
+  async day(memberId: string, date: string): Promise<{ activeCount: number; items: ItemRow[] }> {
+    const [counter, items] = await Promise.all([
+      this.dataSource.query<Array<{ active_count: number }>>(
+        `SELECT active_count FROM "${this.schema}"."plate_days" WHERE member_id = $1 AND plate_date = $2`,
+        [memberId, date],
+      ),
+      this.dataSource.query<ItemRow[]>(
+        `SELECT ${ITEM_COLUMNS} FROM "${this.schema}"."plate_items" WHERE assignee_id = $1 AND plate_date = $2 ORDER BY created_at, id`,
+        [memberId, date],
+      ),
+    ]);
+    return { activeCount: counter[0]?.active_count ?? 0, items };
+  }
+
+  /** Marks an item done once and frees its slot; returns the item (done or not) when the caller may see it. */
+  async complete(manager: EntityManager, workspaceId: string, itemId: string, callerId: string): Promise<ItemRow | null> {
+    const found = await manager.query<ItemRow[]>(
+      `SELECT ${ITEM_COLUMNS} FROM "${this.schema}"."plate_items"
+        WHERE id = $1 AND workspace_id = $2 AND (assignee_id = $3 OR assigned_by = $3) FOR UPDATE`,
+      [itemId, workspaceId, callerId],
+    );
+    const item = found[0];
+    if (!item || item.done_at) return item ?? null;
+    const done = await queryRows<ItemRow>(
+      manager,
+      `UPDATE "${this.schema}"."plate_items" SET done_at = now() WHERE id = $1 RETURNING ${ITEM_COLUMNS}`,
+      [itemId],
+    );
+    await manager.query(
+      `UPDATE "${this.schema}"."plate_days" SET active_count = active_count - 1 WHERE member_id = $1 AND plate_date = $2 AND active_count > 0`,
+      [item.assignee_id, item.plate_date],
+    );
+    return done[0];
+  }
+}

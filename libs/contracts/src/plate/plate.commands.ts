@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { ActorV1 } from '../identity/member';
+import { defineCommand } from '../message';
+
+/** A calendar date, YYYY-MM-DD. */
+export const CALENDAR_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+export const MAX_PLATE_TITLE_LENGTH = 500;
+
+/** POST /plate/assign (D-32 … D-35). */
+export class AssignPlateItemV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsUUID() assigneeId!: string;
+  @IsString() @MinLength(1) @MaxLength(MAX_PLATE_TITLE_LENGTH) title!: string;
+  /** Default: the assignee's today in the assignee's timezone. */
+  @IsOptional() @Matches(CALENDAR_DATE) plateDate?: string;
+}
+export class PlateAssignmentV1 {
+  @IsUUID() plateItemId!: string;
+  @IsUUID() assigneeId!: string;
+  @Matches(CALENDAR_DATE) plateDate!: string;
+  @IsBoolean() overflowed!: boolean;
+  @IsInt() @Min(0) activeCount!: number;
+  @IsInt() @Min(0) capacity!: number;
+}
+export const AssignPlateItem = defineCommand({
+  type: 'plate.items.assign',
+  version: 1,
+  topic: 'plateCommands',
+  payload: AssignPlateItemV1,
+  result: PlateAssignmentV1,
+});
+
+export class PlateItemV1 {
+  @IsUUID() plateItemId!: string;
+  @IsUUID() assigneeId!: string;
+  @IsUUID() assignedBy!: string;
+  @IsString() title!: string;
+  @Matches(CALENDAR_DATE) plateDate!: string;
+  @IsBoolean() done!: boolean;
+  @IsOptional() @IsString() doneAt!: string | null;
+  @IsString() createdAt!: string;
+}
+
+/** The caller's own plate for a day (default: today in the caller's timezone). */
+export class GetPlateV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsOptional() @Matches(CALENDAR_DATE) date?: string;
+}
+export class PlateDayV1 {
+  @Matches(CALENDAR_DATE) date!: string;
+  @IsInt() @Min(0) capacity!: number;
+  @IsInt() @Min(0) activeCount!: number;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => PlateItemV1) items!: PlateItemV1[];
+}
+export const GetPlate = defineCommand({
+  type: 'plate.day.get',
+  version: 1,
+  topic: 'plateCommands',
+  payload: GetPlateV1,
+  result: PlateDayV1,
+});
+
+/** Marks an item done (by its assignee or its assigner), so it stops counting (D-32). */
+export class CompletePlateItemV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsUUID() plateItemId!: string;
+  @Equals(true) done!: true;
+}
+export const CompletePlateItem = defineCommand({
+  type: 'plate.items.complete',
+  version: 1,
+  topic: 'plateCommands',
+  payload: CompletePlateItemV1,
+  result: PlateItemV1,
+});
