@@ -15,3 +15,4 @@ export * from './ingestion/ingestion.commands';
 export * from './ingestion/ingestion.events';
 export * from './sessions';
 export * from './plate/plate.commands';
+export * from './correlation/correlation.events';

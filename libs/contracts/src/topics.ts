@@ -68,6 +68,12 @@ export const Topics = {
     retentionMs: 7 * DAY,
     description: 'Every change to a work session (created, paused, resumed, closed, back-dated, auto-closed), keyed by member id.',
   },
+  correlationLinks: {
+    name: 'correlation.links',
+    partitions: 12,
+    retentionMs: 7 * DAY,
+    description: 'Links between stored events and sessions (and their changes), keyed by member id; read by ingestion.',
+  },
   gatewayReplies: {
     name: 'gateway.replies',
     partitions: 6,

@@ -1,8 +1,12 @@
+import { OutboxMessageEntity } from '@worktrack/platform';
+import { CorrelatedEventEntity } from '../links/entities/correlated-event.entity';
+import { SessionIntervalEntity } from '../links/entities/session-interval.entity';
 import { CorrelationInit1763750000002 } from './migrations/1763750000002-CorrelationInit';
+import { CorrelationLinks1763810000000 } from './migrations/1763810000000-CorrelationLinks';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
   schema: 'correlation',
-  entities: [],
-  migrations: [CorrelationInit1763750000002],
+  entities: [SessionIntervalEntity, CorrelatedEventEntity, OutboxMessageEntity],
+  migrations: [CorrelationInit1763750000002, CorrelationLinks1763810000000],
 };

@@ -2,10 +2,11 @@ import { OutboxMessageEntity } from '@worktrack/platform';
 import { ActivityEventEntity } from '../events/entities/activity-event.entity';
 import { IngestionInit1763750000001 } from './migrations/1763750000001-IngestionInit';
 import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000-IngestionActivityEvents';
+import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-IngestionLinkVersion';
 
 /** The ingestion service owns exactly this Postgres schema. */
 export const ingestionDatabase = {
   schema: 'ingestion',
   entities: [ActivityEventEntity, OutboxMessageEntity],
-  migrations: [IngestionInit1763750000001, IngestionActivityEvents1763770000000],
+  migrations: [IngestionInit1763750000001, IngestionActivityEvents1763770000000, IngestionLinkVersion1763810000001],
 };

@@ -3,6 +3,7 @@ import { outboxRelayProviders, ServiceConfig, SignedCursor } from '@worktrack/pl
 import { EventsConsumer } from './events.consumer';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
+import { LinksConsumer } from './links.consumer';
 
 @Module({
   providers: [
@@ -11,6 +12,7 @@ import { EventsService } from './events.service';
     EventsRepository,
     EventsService,
     EventsConsumer,
+    LinksConsumer,
   ],
 })
 export class EventsModule {}

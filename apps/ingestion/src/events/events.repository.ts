@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { schemaOf } from '@worktrack/platform';
+import { queryRows, schemaOf } from '@worktrack/platform';
 import { ActivityEventEntity } from './entities/activity-event.entity';
 
 export interface NewEventRow {
@@ -97,6 +97,21 @@ export class EventsRepository {
       [memberId, keys.map((k) => k.sourceType), keys.map((k) => k.externalId)],
     );
     return new Map(rows.map((r) => [dedupKey(r.source_type, r.external_id), r.id]));
+  }
+
+  /** Applies correlation's links that are newer than the ones held; returns what changed. */
+  async applyLinks(
+    memberId: string,
+    links: Array<{ eventId: string; sessionId: string | null; version: number }>,
+  ): Promise<Array<{ received_at: Date; link_version: number }>> {
+    return queryRows(
+      this.dataSource,
+      `UPDATE ${this.table} e SET session_id = t.sid, link_version = t.v
+         FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
+        WHERE e.id = t.id AND e.member_id = $1::uuid AND e.link_version < t.v
+       RETURNING e.received_at, e.link_version`,
+      [memberId, links.map((l) => l.eventId), links.map((l) => l.sessionId), links.map((l) => l.version)],
+    );
   }
 
   async timeline(q: TimelineQuery): Promise<ActivityEventEntity[]> {

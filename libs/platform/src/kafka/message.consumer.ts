@@ -18,6 +18,8 @@ export interface ConsumerOptions {
   sessionTimeoutMs?: number;
   /** Read a new group's topics from the start (event topics) or only new messages. */
   fromBeginning?: boolean;
+  /** Publish `worktrack_kafka_consumer_lag` for this group every 5 s. */
+  reportLag?: boolean;
 }
 
 interface Registration {
@@ -41,6 +43,7 @@ export class MessageConsumer {
   private readonly registrations = new Map<string, Registration>();
   private readonly knownTypes = new Set<string>();
   private consumer?: Consumer;
+  private lagTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly client: KafkaClient,
@@ -70,10 +73,33 @@ export class MessageConsumer {
       maxWaitTimeInMs: 250,
       eachMessage: (payload) => this.onMessage(payload),
     });
+    if (this.options.reportLag) {
+      this.lagTimer = setInterval(() => void this.reportLag(topics).catch(() => undefined), 5_000);
+      this.lagTimer.unref();
+    }
+  }
+
+  /** Committed offsets against high watermarks, per topic. */
+  async reportLag(topics: string[]): Promise<Record<string, number>> {
+    const admin = await this.client.admin();
+    const groupId = this.client.group(this.options.groupId);
+    const committed = await admin.fetchOffsets({ groupId, topics });
+    const lag: Record<string, number> = {};
+    for (const topic of topics) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      const mine = committed.find((c) => c.topic === topic)?.partitions ?? [];
+      lag[topic] = ends.reduce((sum, end) => {
+        const at = Number(mine.find((p) => p.partition === end.partition)?.offset ?? '-1');
+        return sum + Math.max(0, Number(end.high) - (at < 0 ? Number(end.low) : at));
+      }, 0);
+      this.metrics.consumerLag.set({ group: groupId, topic }, lag[topic]);
+    }
+    return lag;
   }
 
   /** Stops fetching, lets in-flight handlers finish, commits their offsets, leaves the group. */
   async stop(): Promise<void> {
+    clearInterval(this.lagTimer);
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.disconnect();

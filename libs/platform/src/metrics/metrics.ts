@@ -12,6 +12,7 @@ export class Metrics {
   readonly kafkaHandleDuration: Histogram<'topic' | 'type'>;
   readonly rpcDuration: Histogram<'command' | 'outcome'>;
   readonly ready: Gauge;
+  readonly consumerLag: Gauge<'group' | 'topic'>;
 
   constructor(app: string) {
     this.registry.setDefaultLabels({ app });
@@ -41,6 +42,12 @@ export class Metrics {
       help: 'Gateway command round trip over Kafka, by outcome (ok, error, timeout).',
       labelNames: ['command', 'outcome'],
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    this.consumerLag = new Gauge({
+      name: 'worktrack_kafka_consumer_lag',
+      help: 'Messages not yet committed by a consumer group, per topic (refreshed every 5 s).',
+      labelNames: ['group', 'topic'],
       registers: [this.registry],
     });
     this.ready = new Gauge({

@@ -42,4 +42,8 @@ export class ActivityEventEntity {
   /** Set by correlation's links (null until correlated, or when no session covers the event). */
   @Column('uuid', { name: 'session_id', nullable: true })
   sessionId!: string | null;
+
+  /** The version of the link held; a link is applied only when newer (links may arrive out of order). */
+  @Column('integer', { name: 'link_version', default: 0 })
+  linkVersion!: number;
 }

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { queryRows, schemaOf } from '@worktrack/platform';
+
+export interface ChangedLink {
+  event_id: string;
+  session_id: string | null;
+  link_version: number;
+}
+
+export interface SessionRow {
+  session_id: string;
+  started_at: Date;
+  closed_at: Date | null;
+  revision: number;
+}
+
+/**
+ * Correlation's tables. Every change for a member runs under that member's
+ * transaction-scoped advisory lock, so event batches and session changes
+ * (which arrive on different topics) are applied one at a time per member.
+ */
+@Injectable()
+export class LinksRepository {
+  private readonly s: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.s = `"${schemaOf(dataSource)}"`;
+  }
+
+  /** A transaction holding the member's lock. */
+  forMember<T>(memberId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`correlation:${memberId}`]);
+      return work(manager);
+    });
+  }
+
+  /** Inserts events not seen before; returns the ids that are new. */
+  async insertEvents(manager: EntityManager, memberId: string, events: Array<{ eventId: string; occurredAt: string }>): Promise<string[]> {
+    const rows = await queryRows<{ event_id: string }>(
+      manager,
+      `INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at)
+       SELECT t.id, $1::uuid, t.at FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+       ON CONFLICT DO NOTHING RETURNING event_id`,
+      [memberId, events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
+    );
+    return rows.map((r) => r.event_id);
+  }
+
+  async session(manager: EntityManager, sessionId: string): Promise<SessionRow | undefined> {
+    const rows = await queryRows<SessionRow>(
+      manager,
+      `SELECT session_id, started_at, closed_at, revision FROM ${this.s}."sessions" WHERE session_id = $1`,
+      [sessionId],
+    );
+    return rows[0];
+  }
+
+  async saveSession(
+    manager: EntityManager,
+    s: { sessionId: string; memberId: string; startedAt: string; closedAt: string | null; revision: number },
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO ${this.s}."sessions" (session_id, member_id, started_at, closed_at, revision) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (session_id) DO UPDATE SET started_at = EXCLUDED.started_at, closed_at = EXCLUDED.closed_at, revision = EXCLUDED.revision`,
+      [s.sessionId, s.memberId, s.startedAt, s.closedAt, s.revision],
+    );
+  }
+
+  /**
+   * Recomputes the links of a member's events — those with the given ids, or
+   * those that occurred in [from, to) — with D-31's rule: the session whose
+   * [started_at, closed_at) contains occurred_at, open-ended while live, the
+   * latest started_at winning among overlaps (then the greatest id, so the
+   * answer is unique). Updates only links that change; returns them.
+   */
+  async relink(
+    manager: EntityManager,
+    memberId: string,
+    scope: { eventIds: string[] } | { from: Date; to: Date | null },
+  ): Promise<ChangedLink[]> {
+    const params: unknown[] = [memberId];
+    let filter: string;
+    if ('eventIds' in scope) {
+      params.push(scope.eventIds);
+      filter = 'e.event_id = ANY($2::uuid[])';
+    } else {
+      params.push(scope.from, scope.to);
+      filter = 'e.occurred_at >= $2::timestamptz AND ($3::timestamptz IS NULL OR e.occurred_at < $3::timestamptz)';
+    }
+    return queryRows<ChangedLink>(
+      manager,
+      `WITH target AS (
+         SELECT e.event_id,
+                (SELECT s.session_id FROM ${this.s}."sessions" s
+                  WHERE s.member_id = e.member_id AND s.started_at <= e.occurred_at
+                    AND (s.closed_at IS NULL OR e.occurred_at < s.closed_at)
+                  ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
+           FROM ${this.s}."events" e
+          WHERE e.member_id = $1::uuid AND ${filter}
+       )
+       UPDATE ${this.s}."events" e SET session_id = t.linked, link_version = e.link_version + 1
+         FROM target t
+        WHERE e.event_id = t.event_id AND e.session_id IS DISTINCT FROM t.linked
+       RETURNING e.event_id, e.session_id, e.link_version`,
+      params,
+    );
+  }
+}
