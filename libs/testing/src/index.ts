@@ -5,3 +5,4 @@ export * from './fixtures/kafka';
 export * from './process/app-process';
 export * from './fixtures/service-skeleton';
 export * from './fixtures/members';
+export * from './fixtures/correlation-scenarios';
