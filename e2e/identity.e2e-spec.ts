@@ -107,6 +107,10 @@ describe('identity and the edge', () => {
         },
         plate_capacity: 6,
       });
+      // D-5 on every authenticated response.
+      expect(res.headers.get('ratelimit-limit')).toBe('600');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(600);
+      expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
       const b = await call<{ data: MemberBody }>(g2.url, 'GET', '/v1/me', { token: bob.token });
       expect(b.body.data).toMatchObject({ member_id: bob.memberId, role: 'member' });
       const c = await call<{ data: MemberBody }>(g1.url, 'GET', '/v1/me', { token: carol.token });
