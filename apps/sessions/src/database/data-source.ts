@@ -1,8 +1,14 @@
+import { OutboxMessageEntity } from '@worktrack/platform';
+import { MemberEntity } from '../members/entities/member.entity';
+import { IdempotencyKeyEntity } from '../sessions/entities/idempotency-key.entity';
+import { SessionPauseEntity } from '../sessions/entities/session-pause.entity';
+import { SessionEntity } from '../sessions/entities/session.entity';
 import { SessionsInit1763750000003 } from './migrations/1763750000003-SessionsInit';
+import { SessionsTables1763790000000 } from './migrations/1763790000000-SessionsTables';
 
 /** The sessions service owns exactly this Postgres schema. */
 export const sessionsDatabase = {
   schema: 'sessions',
-  entities: [],
-  migrations: [SessionsInit1763750000003],
+  entities: [SessionEntity, SessionPauseEntity, IdempotencyKeyEntity, MemberEntity, OutboxMessageEntity],
+  migrations: [SessionsInit1763750000003, SessionsTables1763790000000],
 };

@@ -1,2 +1,5 @@
 // Sessions contracts (commands on sessions.commands, events on sessions.events).
-export {};
+export * from './session';
+export * from './session.rules';
+export * from './sessions.commands';
+export * from './sessions.events';

@@ -1,0 +1,222 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, isISO8601, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import {
+  CALENDAR_DATE_PATTERN,
+  MAX_CLOSING_NOTE_LENGTH,
+  MAX_ESTIMATED_DURATION_MIN,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_INTENT_TEXT_LENGTH,
+  MAX_PAUSE_REASON_LENGTH,
+  MAX_SESSIONS_PAGE_SIZE,
+  SESSION_SOURCES,
+  SESSION_STATES,
+  WORK_TYPES,
+  type SessionSource,
+  type SessionState,
+  type SessionV1,
+  type WorkType,
+} from '@worktrack/contracts';
+import { RFC3339 } from '../activity/activity.dto';
+
+/** A UUID in any version (what `@IsUUID()` accepts), for the document. */
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/**
+ * A string matching `pattern` that is also a real calendar date (no 30
+ * February), as the contracts' strict ISO 8601 check wants. Documented as
+ * `format` and `pattern` with its description (class-validator-jsonschema
+ * would make `@IsISO8601` a `oneOf` of date and date-time, and a nullable
+ * property's custom rule a reference to `Object`).
+ */
+function IsStrictIso(pattern: RegExp, format: 'date' | 'date-time', what: string, description: string): PropertyDecorator {
+  const validate = ValidateBy({
+    name: `isStrict${format === 'date' ? 'Date' : 'DateTime'}`,
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && pattern.test(value) && isISO8601(value, { strict: true }),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be ${what}`,
+    },
+  });
+  // The whole property schema (a function replaces what the rules would give).
+  const document = JSONSchema(() => ({ type: 'string', format, pattern: pattern.source, description }));
+  return (target, key) => {
+    validate(target, key);
+    document(target, String(key));
+  };
+}
+/** D-3: RFC 3339 with an offset. */
+const IsDateTime = (description: string): PropertyDecorator =>
+  IsStrictIso(RFC3339, 'date-time', 'an RFC 3339 date-time with an offset', description);
+const IsCalendarDate = (description: string): PropertyDecorator =>
+  IsStrictIso(CALENDAR_DATE_PATTERN, 'date', 'a calendar date (YYYY-MM-DD)', description);
+
+/** POST /sessions (spec "POST /sessions"). */
+export class StartSessionDto {
+  @JSONSchema({ description: 'What the member is working on.' })
+  @IsString()
+  @MaxLength(MAX_INTENT_TEXT_LENGTH)
+  intent_text!: string;
+
+  @JSONSchema({
+    description: '`timer` starts a live session now and closes the previous live one (D-23); `manual` records a finished block (D-24).',
+  })
+  @IsIn(SESSION_SOURCES)
+  source!: SessionSource;
+
+  @IsOptional()
+  @IsUUID()
+  goal_id?: string | null;
+
+  @IsOptional()
+  @IsUUID()
+  task_id?: string | null;
+
+  @IsOptional()
+  @IsUUID()
+  project_id?: string | null;
+
+  @JSONSchema({ description: 'Minutes.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ESTIMATED_DURATION_MIN)
+  estimated_duration_min?: number | null;
+
+  @IsOptional()
+  @IsDateTime('Required when source is `manual` (RFC 3339 with an offset, D-3); not for `timer`.')
+  started_at?: string | null;
+
+  @IsOptional()
+  @IsDateTime(
+    'Required when source is `manual`: after started_at, at most 1 minute in the future, at most the maximum session duration (12 hours) after started_at (D-24).',
+  )
+  ended_at?: string | null;
+
+  @JSONSchema({
+    description:
+      'D-28: scoped to the member and kept forever. A retry with the same key and body answers 201 with the session as it is now; another body is 409 IDEMPOTENCY_KEY_REUSED.',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH)
+  idempotency_key?: string | null;
+}
+
+/** POST /sessions/{session_id}/pause: an optional body. */
+export class PauseSessionDto {
+  @JSONSchema({ description: 'Why the session is paused (stored, not shown).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_PAUSE_REASON_LENGTH)
+  pause_reason?: string | null;
+}
+
+/** POST /sessions/{session_id}/close: an optional body (D-26). */
+export class CloseSessionDto {
+  @JSONSchema({ description: 'Stored, not shown.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_CLOSING_NOTE_LENGTH)
+  closing_note?: string | null;
+
+  @IsOptional()
+  @IsDateTime(
+    'Default now. Back-dates the close: at most 24 hours ago, not before started_at, not in the future (else 400); capped at started_at + the maximum session duration (D-26).',
+  )
+  closed_at?: string | null;
+}
+
+export class SessionIdParam {
+  @JSONSchema({ pattern: UUID_PATTERN, description: 'The session id (a UUID).' })
+  @IsUUID(undefined, { message: 'session_id must be a UUID' })
+  session_id!: string;
+}
+
+/** GET /sessions (D-29). */
+export class ListSessionsQueryDto {
+  @IsOptional()
+  @IsIn(SESSION_STATES)
+  state?: SessionState;
+
+  @IsOptional()
+  @IsCalendarDate("Inclusive calendar date of started_at, in the member's profile time zone (D-29).")
+  from?: string;
+
+  @IsOptional()
+  @IsCalendarDate('Inclusive, like from; not before from.')
+  to?: string;
+
+  @IsOptional()
+  @IsUUID()
+  goal_id?: string;
+
+  @IsOptional()
+  @IsUUID()
+  project_id?: string;
+
+  @JSONSchema({ description: 'Page size; default 50.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_SESSIONS_PAGE_SIZE)
+  limit?: number;
+
+  @JSONSchema({ description: 'Opaque; `meta.cursor` of the previous page, with the same filters.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}
+
+/** A session as the API shows it (spec "Session"; D-3: times in UTC with milliseconds). */
+export class SessionBody {
+  @ApiProperty({ format: 'uuid' })
+  session_id!: string;
+
+  @ApiProperty({ maxLength: MAX_INTENT_TEXT_LENGTH, description: 'What the member is working on.' })
+  intent_text!: string;
+
+  @ApiProperty({ enum: SESSION_STATES })
+  state!: SessionState;
+
+  @ApiProperty({ enum: SESSION_SOURCES })
+  source!: SessionSource;
+
+  @ApiProperty({ enum: WORK_TYPES, description: 'D-30: `intentional` unless set otherwise.' })
+  work_type!: WorkType;
+
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  goal_id!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  project_id!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null while the session is live.' })
+  closed_at!: string | null;
+
+  @ApiProperty({ type: [String], description: 'D-30: default `[]`.' })
+  user_tags!: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+export const presentSession = (s: SessionV1): SessionBody => ({
+  session_id: s.sessionId,
+  intent_text: s.intentText,
+  state: s.state,
+  source: s.source,
+  work_type: s.workType,
+  goal_id: s.goalId ?? null,
+  project_id: s.projectId ?? null,
+  started_at: s.startedAt,
+  closed_at: s.closedAt ?? null,
+  user_tags: s.userTags,
+  created_at: s.createdAt,
+});

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { outboxRelayProviders, ServiceConfig, SignedCursor } from '@worktrack/platform';
+import { MembersModule } from '../members/members.module';
+import { SessionsConsumer } from './sessions.consumer';
+import { SessionsPublisher } from './sessions.publisher';
+import { SessionsRepository } from './sessions.repository';
+import { SessionsService } from './sessions.service';
+import { SessionsSweeper } from './sessions.sweeper';
+
+@Module({
+  imports: [MembersModule],
+  providers: [
+    ...outboxRelayProviders,
+    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
+    SessionsRepository,
+    SessionsPublisher,
+    SessionsService,
+    SessionsSweeper,
+    SessionsConsumer,
+  ],
+})
+export class SessionsModule {}

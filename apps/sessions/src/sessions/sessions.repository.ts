@@ -1,0 +1,392 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
+import { schemaOf } from '@worktrack/platform';
+import { SessionEntity } from './entities/session.entity';
+
+export interface NewSessionRow {
+  id: string;
+  workspaceId: string;
+  memberId: string;
+  source: SessionSource;
+  state: SessionState;
+  intentText: string;
+  goalId: string | null;
+  projectId: string | null;
+  taskId: string | null;
+  estimatedDurationMin: number | null;
+  startedAt: Date;
+  closedAt: Date | null;
+  now: Date;
+}
+
+/** A member's session: a foreign id never matches (D-27). */
+export interface SessionKey {
+  id: string;
+  memberId: string;
+  workspaceId: string;
+}
+
+export interface SessionPageQuery {
+  memberId: string;
+  workspaceId: string;
+  state?: SessionState;
+  goalId?: string;
+  projectId?: string;
+  /** started_at range: from inclusive, to exclusive. */
+  from?: Date;
+  to?: Date;
+  /** Keyset: rows strictly before (started_at, id). */
+  before?: { startedAt: Date; id: string };
+  limit: number;
+}
+
+interface SessionRow {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  source: SessionSource;
+  state: SessionState;
+  work_type: 'intentional' | 'reactive';
+  intent_text: string;
+  goal_id: string | null;
+  project_id: string | null;
+  task_id: string | null;
+  estimated_duration_min: number | null;
+  user_tags: string[];
+  started_at: Date;
+  closed_at: Date | null;
+  closed_reason: ClosedReason | null;
+  closing_note: string | null;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
+  estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
+const LIVE = `state IN ('active', 'paused')`;
+/** $n milliseconds as an interval. */
+const ms = (n: number): string => `($${n}::bigint * interval '1 millisecond')`;
+
+const toEntity = (r: SessionRow): SessionEntity =>
+  Object.assign(new SessionEntity(), {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    memberId: r.member_id,
+    source: r.source,
+    state: r.state,
+    workType: r.work_type,
+    intentText: r.intent_text,
+    goalId: r.goal_id,
+    projectId: r.project_id,
+    taskId: r.task_id,
+    estimatedDurationMin: r.estimated_duration_min,
+    userTags: r.user_tags,
+    startedAt: r.started_at,
+    closedAt: r.closed_at,
+    closedReason: r.closed_reason,
+    closingNote: r.closing_note,
+    revision: r.revision,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+
+/** TypeORM's query() answers rows, or [rows, count] when the statement is an UPDATE or DELETE. */
+function rowsOf(result: unknown): SessionRow[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as SessionRow[];
+  }
+  return result as SessionRow[];
+}
+const entities = (result: unknown): SessionEntity[] => rowsOf(result).map(toEntity);
+
+/**
+ * Sessions, pauses and idempotency keys of the sessions schema. Every state
+ * change is one conditional statement on locked rows; the one-live-session
+ * rule is the database's (partial unique index), never a read-then-write.
+ */
+@Injectable()
+export class SessionsRepository {
+  private readonly sessions: string;
+  private readonly pauses: string;
+  private readonly keys: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    const schema = schemaOf(dataSource);
+    this.sessions = `"${schema}"."sessions"`;
+    this.pauses = `"${schema}"."session_pauses"`;
+    this.keys = `"${schema}"."idempotency_keys"`;
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * D-28: claims the member's key for `sessionId`. A concurrent transaction
+   * holding the same key makes this one wait for its outcome: false once it
+   * committed (the key is taken), true if it rolled back.
+   */
+  async claimIdempotencyKey(
+    m: EntityManager,
+    memberId: string,
+    key: string,
+    bodyHash: string,
+    sessionId: string,
+    now: Date,
+  ): Promise<boolean> {
+    const rows = await m.query<Array<{ session_id: string }>>(
+      `INSERT INTO ${this.keys} (member_id, key, body_hash, session_id, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (member_id, key) DO NOTHING RETURNING session_id`,
+      [memberId, key, bodyHash, sessionId, now],
+    );
+    return rows.length === 1;
+  }
+
+  async findIdempotencyKey(m: EntityManager, memberId: string, key: string): Promise<{ bodyHash: string; sessionId: string } | undefined> {
+    const rows = await m.query<Array<{ body_hash: string; session_id: string }>>(
+      `SELECT body_hash, session_id FROM ${this.keys} WHERE member_id = $1 AND key = $2`,
+      [memberId, key],
+    );
+    return rows[0] ? { bodyHash: rows[0].body_hash, sessionId: rows[0].session_id } : undefined;
+  }
+
+  async find(m: EntityManager, id: string, memberId: string, workspaceId: string): Promise<SessionEntity | undefined> {
+    const rows = await m.query<SessionRow[]>(
+      `SELECT ${COLUMNS} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3`,
+      [id, memberId, workspaceId],
+    );
+    return rows[0] ? toEntity(rows[0]) : undefined;
+  }
+
+  /** The member's session, locked for the rest of the transaction. */
+  async findForUpdate(m: EntityManager, id: string, memberId: string, workspaceId: string): Promise<SessionEntity | undefined> {
+    const rows = await m.query<SessionRow[]>(
+      `SELECT ${COLUMNS} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3 FOR UPDATE`,
+      [id, memberId, workspaceId],
+    );
+    return rows[0] ? toEntity(rows[0]) : undefined;
+  }
+
+  /**
+   * Inserts a session unless its id exists (a redelivered command) or, for a
+   * live one, the member has a live session already: the partial unique
+   * index is the arbiter (D-22). A concurrent start holding a live session
+   * makes this wait for its transaction; undefined if that one committed.
+   */
+  async insert(m: EntityManager, s: NewSessionRow): Promise<SessionEntity | undefined> {
+    const rows = await m.query<SessionRow[]>(
+      `INSERT INTO ${this.sessions} (id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
+         estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'intentional', $6, $7, $8, $9, $10, '{}', $11, $12, NULL, NULL, 1, $13, $13)
+       ON CONFLICT DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [
+        s.id,
+        s.workspaceId,
+        s.memberId,
+        s.source,
+        s.state,
+        s.intentText,
+        s.goalId,
+        s.projectId,
+        s.taskId,
+        s.estimatedDurationMin,
+        s.startedAt,
+        s.closedAt,
+        s.now,
+      ],
+    );
+    return rows[0] ? toEntity(rows[0]) : undefined;
+  }
+
+  /**
+   * D-23 and D-25 for a new timer: closes the member's live session (if any)
+   * at `now` — or, when it is already past the maximum duration, at
+   * `started_at + max` (`max_duration`). Never before its own start, so the
+   * interval stays valid whatever the clocks say. Locks the row: a concurrent
+   * start waits here, then finds nothing live, and its insert meets ours in
+   * the unique index.
+   */
+  async closeLiveForNewTimer(m: EntityManager, memberId: string, now: Date, maxMs: number): Promise<SessionEntity[]> {
+    const due = `started_at + ${ms(3)} <= $2`;
+    return entities(
+      await m.query(
+        `WITH closed AS (
+           UPDATE ${this.sessions}
+              SET state = 'closed',
+                  closed_at = CASE WHEN ${due} THEN started_at + ${ms(3)} ELSE GREATEST($2, started_at) END,
+                  closed_reason = CASE WHEN ${due} THEN 'max_duration' ELSE 'new_timer' END,
+                  revision = revision + 1, updated_at = $2
+            WHERE member_id = $1 AND ${LIVE}
+            RETURNING ${COLUMNS})${this.clipPauses('closed')}
+         SELECT * FROM closed`,
+        [memberId, now, maxMs],
+      ),
+    );
+  }
+
+  /** D-25 on touch: closes this (locked) session at `started_at + max` if it is live and past it. */
+  async expireIfDue(m: EntityManager, id: string, now: Date, maxMs: number): Promise<SessionEntity | undefined> {
+    const [expired] = entities(
+      await m.query(
+        `WITH expired AS (
+           UPDATE ${this.sessions}
+              SET state = 'closed', closed_at = started_at + ${ms(3)}, closed_reason = 'max_duration', revision = revision + 1, updated_at = $2
+            WHERE id = $1 AND ${LIVE} AND started_at + ${ms(3)} <= $2
+            RETURNING ${COLUMNS})${this.clipPauses('expired')}
+         SELECT * FROM expired`,
+        [id, now, maxMs],
+      ),
+    );
+    return expired;
+  }
+
+  /**
+   * D-25, the sweeper: closes up to `limit` live sessions past the maximum
+   * duration at `started_at + max`. Rows another replica's sweep (or a
+   * request) holds are skipped, so replicas never close one session twice.
+   */
+  async expireDue(m: EntityManager, now: Date, maxMs: number, limit: number): Promise<SessionEntity[]> {
+    return entities(
+      await m.query(
+        `WITH due AS (
+           SELECT id FROM ${this.sessions}
+            WHERE ${LIVE} AND started_at <= $1::timestamptz - ${ms(2)}
+            ORDER BY started_at
+            LIMIT $3
+            FOR UPDATE SKIP LOCKED),
+         expired AS (
+           UPDATE ${this.sessions} s
+              SET state = 'closed', closed_at = s.started_at + ${ms(2)}, closed_reason = 'max_duration', revision = s.revision + 1, updated_at = $1
+             FROM due
+            WHERE s.id = due.id AND s.state IN ('active', 'paused')
+            RETURNING s.*)${this.clipPauses('expired')}
+         SELECT * FROM expired`,
+        [now, maxMs, limit],
+      ),
+    );
+  }
+
+  /**
+   * Pauses the member's session if it is active and within the maximum
+   * duration, recording the pause, in one statement; undefined otherwise
+   * (the caller finds out why).
+   */
+  async pauseIfActive(
+    m: EntityManager,
+    key: SessionKey,
+    pauseId: string,
+    reason: string | null,
+    now: Date,
+    maxMs: number,
+  ): Promise<SessionEntity | undefined> {
+    const [paused] = entities(
+      await m.query(
+        `WITH paused AS (
+           UPDATE ${this.sessions} SET state = 'paused', revision = revision + 1, updated_at = $4
+            WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'active' AND started_at + ${ms(5)} > $4
+            RETURNING ${COLUMNS}),
+         pause AS (
+           INSERT INTO ${this.pauses} (id, session_id, paused_at, resumed_at, reason)
+           SELECT $6::uuid, id, $4::timestamptz, NULL, $7::varchar FROM paused)
+         SELECT * FROM paused`,
+        [key.id, key.memberId, key.workspaceId, now, maxMs, pauseId, reason],
+      ),
+    );
+    return paused;
+  }
+
+  /** Resumes the member's session if it is paused and within the maximum duration, ending its pause; undefined otherwise. */
+  async resumeIfPaused(m: EntityManager, key: SessionKey, now: Date, maxMs: number): Promise<SessionEntity | undefined> {
+    const [resumed] = entities(
+      await m.query(
+        `WITH resumed AS (
+           UPDATE ${this.sessions} SET state = 'active', revision = revision + 1, updated_at = $4
+            WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'paused' AND started_at + ${ms(5)} > $4
+            RETURNING ${COLUMNS}),
+         ended AS (
+           UPDATE ${this.pauses} p SET resumed_at = GREATEST($4::timestamptz, p.paused_at)
+             FROM resumed r WHERE p.session_id = r.id AND p.resumed_at IS NULL)
+         SELECT * FROM resumed`,
+        [key.id, key.memberId, key.workspaceId, now, maxMs],
+      ),
+    );
+    return resumed;
+  }
+
+  /**
+   * D-26 in one statement: closes the member's live session (within the
+   * maximum duration) at `closedAt` (default now) if that is valid — not in
+   * the future, at most 24 h ago, not before the start — capped at
+   * `started_at + max`, cutting its pauses to the new end. Undefined
+   * otherwise (the caller finds out why).
+   */
+  async closeIfLive(
+    m: EntityManager,
+    key: SessionKey,
+    closedAt: Date | null,
+    closingNote: string | null,
+    now: Date,
+    maxMs: number,
+  ): Promise<SessionEntity | undefined> {
+    const [closed] = entities(
+      await m.query(
+        `WITH closed AS (
+           UPDATE ${this.sessions}
+              SET state = 'closed', closed_at = LEAST(COALESCE($6::timestamptz, $4::timestamptz), started_at + ${ms(5)}),
+                  closed_reason = 'explicit', closing_note = $7, revision = revision + 1, updated_at = $4
+            WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND ${LIVE} AND started_at + ${ms(5)} > $4
+              AND ($6::timestamptz IS NULL OR ($6 <= $4 AND $6 >= $4::timestamptz - ${ms(8)} AND $6 >= started_at))
+            RETURNING ${COLUMNS})${this.clipPauses('closed')}
+         SELECT * FROM closed`,
+        [key.id, key.memberId, key.workspaceId, now, maxMs, closedAt, closingNote, MAX_CLOSE_BACKDATE_MS],
+      ),
+    );
+    return closed;
+  }
+
+  /**
+   * CTEs that keep the paused intervals of the sessions just closed in
+   * `cte` inside `[started_at, closed_at)`: an open pause ends at
+   * `closed_at`, and what a back-dated (or capped) close left after it is
+   * cut off.
+   */
+  private clipPauses(cte: string): string {
+    return `,
+         cut AS (DELETE FROM ${this.pauses} p USING ${cte} c WHERE p.session_id = c.id AND p.paused_at >= c.closed_at),
+         ended AS (
+           UPDATE ${this.pauses} p SET resumed_at = c.closed_at FROM ${cte} c
+            WHERE p.session_id = c.id AND p.paused_at < c.closed_at AND (p.resumed_at IS NULL OR p.resumed_at > c.closed_at))
+        `;
+  }
+
+  /** D-29: newest started_at first, ties by id, keyset. */
+  async page(q: SessionPageQuery): Promise<SessionEntity[]> {
+    const where = ['member_id = $1', 'workspace_id = $2'];
+    const params: unknown[] = [q.memberId, q.workspaceId];
+    const add = (sql: (n: number) => string, value: unknown): void => {
+      params.push(value);
+      where.push(sql(params.length));
+    };
+    if (q.state) add((n) => `state = $${n}`, q.state);
+    if (q.goalId) add((n) => `goal_id = $${n}::uuid`, q.goalId);
+    if (q.projectId) add((n) => `project_id = $${n}::uuid`, q.projectId);
+    if (q.from) add((n) => `started_at >= $${n}::timestamptz`, q.from);
+    if (q.to) add((n) => `started_at < $${n}::timestamptz`, q.to);
+    if (q.before) {
+      params.push(q.before.startedAt, q.before.id);
+      where.push(`(started_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    params.push(q.limit);
+    const rows = await this.dataSource.query<SessionRow[]>(
+      `SELECT ${COLUMNS} FROM ${this.sessions}
+        WHERE ${where.join(' AND ')}
+        ORDER BY started_at DESC, id DESC
+        LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toEntity);
+  }
+}

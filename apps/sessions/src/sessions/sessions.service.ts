@@ -1,0 +1,288 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import {
+  ErrorCode,
+  MAX_CLOSE_BACKDATE_MS,
+  startTimesIssues,
+  type ActorV1,
+  type CloseSessionV1,
+  type ListSessionsV1,
+  type PauseSessionV1,
+  type ResumeSessionV1,
+  type SessionChange,
+  type SessionPageV1,
+  type SessionV1,
+  type StartSessionV1,
+} from '@worktrack/contracts';
+import { DomainError, SignedCursor } from '@worktrack/platform';
+import { MembersRepository } from '../members/members.repository';
+import { SessionsConfig } from '../sessions.config';
+import { calendarRange, zoneOrUtc } from './calendar-range';
+import type { SessionEntity } from './entities/session.entity';
+import { sessionIdFor, startBodyHash } from './session-ids';
+import { idempotencyKeyReused, sessionNotFound, sessionStateConflict, sessionValidationFailed } from './sessions.errors';
+import { SessionsPublisher } from './sessions.publisher';
+import { SessionsRepository, type NewSessionRow, type SessionKey } from './sessions.repository';
+
+/** How a transition that could not be done at once ends: with the session as it is, or an error raised after the commit (an expiry on touch stays). */
+type Verdict = { session: SessionEntity } | { error: DomainError } | 'retry';
+
+/**
+ * Concurrent timer starts of one member each close the live session and try
+ * to insert theirs; one wins each round, the others close the winner and go
+ * again. This bounds the rounds one start waits through, not correctness.
+ */
+const MAX_TIMER_ROUNDS = 100;
+
+const isLive = (s: SessionEntity): boolean => s.state === 'active' || s.state === 'paused';
+
+export const presentSession = (s: SessionEntity): SessionV1 => ({
+  sessionId: s.id,
+  intentText: s.intentText,
+  state: s.state,
+  source: s.source,
+  workType: s.workType,
+  goalId: s.goalId,
+  projectId: s.projectId,
+  startedAt: s.startedAt.toISOString(),
+  closedAt: s.closedAt ? s.closedAt.toISOString() : null,
+  userTags: s.userTags,
+  createdAt: s.createdAt.toISOString(),
+});
+
+/**
+ * Work sessions (D-22 … D-30): start (timer, manual, idempotency keys),
+ * pause, resume, close, list. Every change commits with its change message
+ * in the outbox; the relay publishes after the commit.
+ */
+@Injectable()
+export class SessionsService {
+  private readonly maxMs: number;
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly publisher: SessionsPublisher,
+    private readonly members: MembersRepository,
+    private readonly cursors: SignedCursor,
+    config: SessionsConfig,
+  ) {
+    this.maxMs = config.SESSION_MAX_DURATION_MS;
+  }
+
+  async start(command: StartSessionV1, messageId: string): Promise<SessionV1> {
+    this.checkStart(command, new Date());
+    const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
+    const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
+    const { session, changed } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
+    if (changed) this.publisher.published();
+    return presentSession(session);
+  }
+
+  pause(command: PauseSessionV1): Promise<SessionV1> {
+    const pauseReason = command.pauseReason ?? null;
+    return this.transition(
+      command.actor,
+      command.sessionId,
+      'paused',
+      (m, key, now) => this.sessions.pauseIfActive(m, key, uuidv7({ msecs: now.getTime() }), pauseReason, now, this.maxMs),
+      (s) => (s.state === 'active' ? 'retry' : { error: sessionStateConflict(s.state, 'pause') }),
+    );
+  }
+
+  resume(command: ResumeSessionV1): Promise<SessionV1> {
+    return this.transition(
+      command.actor,
+      command.sessionId,
+      'resumed',
+      (m, key, now) => this.sessions.resumeIfPaused(m, key, now, this.maxMs),
+      (s) => (s.state === 'paused' ? 'retry' : { error: sessionStateConflict(s.state, 'resume') }),
+    );
+  }
+
+  /** D-26: idempotent; `closedAt` back-dates by up to 24 h, never before the start, capped at the maximum duration. */
+  close(command: CloseSessionV1): Promise<SessionV1> {
+    const closedAt = command.closedAt !== undefined ? new Date(command.closedAt) : null;
+    return this.transition(
+      command.actor,
+      command.sessionId,
+      (closed, now) => (closedAt !== null && closed.closedAt !== null && closed.closedAt < now ? 'backdated' : 'closed'),
+      (m, key, now) => this.sessions.closeIfLive(m, key, closedAt, command.closingNote ?? null, now, this.maxMs),
+      (s, now) => {
+        if (s.state === 'closed') return { session: s };
+        if (closedAt === null) return 'retry';
+        const issues: string[] = [];
+        if (closedAt > now) issues.push('closed_at must not be in the future');
+        if (closedAt.getTime() < now.getTime() - MAX_CLOSE_BACKDATE_MS) issues.push('closed_at may be at most 24 hours ago');
+        if (closedAt < s.startedAt) issues.push(`closed_at must not be before the session's started_at (${s.startedAt.toISOString()})`);
+        return issues.length > 0 ? { error: sessionValidationFailed(issues.map((issue) => ({ path: 'closed_at', issue }))) } : 'retry';
+      },
+    );
+  }
+
+  /** D-29: `from`/`to` are calendar dates of `started_at` in the member's profile time zone (UTC while the member is unknown here). */
+  async list(query: ListSessionsV1): Promise<SessionPageV1> {
+    const { actor, limit, cursor, ...filters } = query;
+    if (filters.from && filters.to && filters.from > filters.to) {
+      throw sessionValidationFailed([{ path: 'from', issue: 'from must not be after to' }]);
+    }
+    const before = cursor ? this.position(cursor, filters) : undefined;
+    const zone = filters.from || filters.to ? zoneOrUtc(await this.members.timezoneOf(actor.memberId)) : 'UTC';
+    const rows = await this.sessions.page({
+      memberId: actor.memberId,
+      workspaceId: actor.workspaceId,
+      state: filters.state,
+      goalId: filters.goalId,
+      projectId: filters.projectId,
+      ...calendarRange(filters.from, filters.to, zone),
+      before,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      sessions: page.map(presentSession),
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], filters) : null,
+    };
+  }
+
+  private async startIn(
+    m: EntityManager,
+    command: StartSessionV1,
+    id: string,
+    bodyHash: string | undefined,
+  ): Promise<{ session: SessionEntity; changed: boolean }> {
+    const { actor } = command;
+    const now = new Date();
+    if (command.idempotencyKey !== undefined && bodyHash !== undefined) {
+      const claimed = await this.sessions.claimIdempotencyKey(m, actor.memberId, command.idempotencyKey, bodyHash, id, now);
+      if (!claimed) {
+        const prior = await this.sessions.findIdempotencyKey(m, actor.memberId, command.idempotencyKey);
+        if (!prior) throw new Error('idempotency key vanished'); // keys are never deleted
+        if (prior.bodyHash !== bodyHash) throw idempotencyKeyReused();
+        const session = await this.sessions.find(m, prior.sessionId, actor.memberId, actor.workspaceId);
+        if (!session) throw new Error(`idempotency key names a missing session ${prior.sessionId}`);
+        return { session, changed: false }; // D-28: the session as it is now (also a redelivered command's)
+      }
+    }
+    const row: NewSessionRow = {
+      id,
+      workspaceId: actor.workspaceId,
+      memberId: actor.memberId,
+      source: command.source,
+      state: 'active',
+      intentText: command.intentText,
+      goalId: command.goalId ?? null,
+      projectId: command.projectId ?? null,
+      taskId: command.taskId ?? null,
+      estimatedDurationMin: command.estimatedDurationMin ?? null,
+      startedAt: now,
+      closedAt: null,
+      now,
+    };
+    let session: { session: SessionEntity; changed: boolean };
+    if (command.source === 'timer') {
+      session = await this.startTimer(m, row);
+    } else {
+      const inserted = await this.sessions.insert(m, {
+        ...row,
+        state: 'closed',
+        startedAt: new Date(command.startedAt as string),
+        closedAt: new Date(command.endedAt as string),
+      });
+      session = inserted ? { session: inserted, changed: true } : await this.redelivered(m, row);
+    }
+    if (session.changed) await this.publisher.changed(m, 'created', session.session);
+    return session;
+  }
+
+  /**
+   * D-23: starts the member's timer session; when the member has a live one
+   * (the insert meets it in the unique index), closes it and starts the new
+   * one where it ends. A concurrent start that commits a live session in
+   * between is met the same way in the next round.
+   */
+  private async startTimer(m: EntityManager, row: NewSessionRow): Promise<{ session: SessionEntity; changed: boolean }> {
+    let startedAt = row.now;
+    for (let round = 1; round <= MAX_TIMER_ROUNDS; round++) {
+      const session = await this.sessions.insert(m, { ...row, startedAt, now: round === 1 ? row.now : new Date() });
+      if (session) return { session, changed: true };
+      const delivered = await this.sessions.find(m, row.id, row.memberId, row.workspaceId);
+      if (delivered) return { session: delivered, changed: false }; // a redelivered command
+      startedAt = new Date();
+      for (const previous of await this.sessions.closeLiveForNewTimer(m, row.memberId, startedAt, this.maxMs)) {
+        await this.publisher.changed(m, previous.closedReason === 'max_duration' ? 'auto_closed' : 'closed', previous);
+        // The new session starts where the previous one ends (later than now only if clocks disagree).
+        if (previous.closedReason === 'new_timer' && previous.closedAt && previous.closedAt > startedAt) startedAt = previous.closedAt;
+      }
+    }
+    throw new Error(`no timer start after ${MAX_TIMER_ROUNDS} rounds of concurrent starts`);
+  }
+
+  /** The session a redelivered start command created already. */
+  private async redelivered(m: EntityManager, row: NewSessionRow): Promise<{ session: SessionEntity; changed: boolean }> {
+    const session = await this.sessions.find(m, row.id, row.memberId, row.workspaceId);
+    if (!session) throw new Error(`session ${row.id} neither inserted nor found`);
+    return { session, changed: false };
+  }
+
+  /** Spec POST /sessions and D-24, with this deployment's maximum duration. */
+  private checkStart(c: StartSessionV1, now: Date): void {
+    const details = startTimesIssues(c, now.getTime(), this.maxMs);
+    if (details.length > 0) throw sessionValidationFailed(details);
+  }
+
+  /**
+   * One transition of the member's session, in one transaction: first the
+   * change itself as one conditional statement; when that does not apply,
+   * the session is locked and looked at — a missing or foreign id is 404
+   * (D-27), a live session past the maximum duration is closed first (D-25)
+   * — and `verdict` says what to answer, or to try the change again (the
+   * lock now holds it still).
+   */
+  private async transition(
+    actor: ActorV1,
+    sessionId: string,
+    change: SessionChange | ((changed: SessionEntity, now: Date) => SessionChange),
+    attempt: (m: EntityManager, key: SessionKey, now: Date) => Promise<SessionEntity | undefined>,
+    verdict: (s: SessionEntity, now: Date) => Verdict,
+  ): Promise<SessionV1> {
+    const now = new Date();
+    const key: SessionKey = { id: sessionId, memberId: actor.memberId, workspaceId: actor.workspaceId };
+    const { outcome, changes } = await this.sessions.transaction(async (m) => {
+      let count = 0;
+      for (let round = 1; round <= 2; round++) {
+        const changed = await attempt(m, key, now);
+        if (changed) {
+          await this.publisher.changed(m, typeof change === 'string' ? change : change(changed, now), changed);
+          return { outcome: { session: changed }, changes: count + 1 };
+        }
+        let session = await this.sessions.findForUpdate(m, sessionId, actor.memberId, actor.workspaceId);
+        if (!session) return { outcome: { error: sessionNotFound(sessionId) }, changes: count };
+        if (isLive(session) && session.startedAt.getTime() + this.maxMs <= now.getTime()) {
+          const expired = await this.sessions.expireIfDue(m, session.id, now, this.maxMs);
+          if (expired) {
+            await this.publisher.changed(m, 'auto_closed', expired);
+            session = expired;
+            count++;
+          }
+        }
+        const answer = verdict(session, now);
+        if (answer !== 'retry') return { outcome: answer, changes: count };
+      }
+      throw new Error(`session ${sessionId}: the change did not apply while the session was locked`);
+    });
+    if (changes > 0) this.publisher.published();
+    if ('error' in outcome) throw outcome.error;
+    return presentSession(outcome.session);
+  }
+
+  private position(cursor: string, filters: Record<string, unknown>): { startedAt: Date; id: string } {
+    const [startedAt, id] = this.cursors.decode(cursor, filters);
+    const at = new Date(String(startedAt));
+    if (typeof startedAt !== 'string' || typeof id !== 'string' || Number.isNaN(at.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) {
+      throw new DomainError(ErrorCode.INVALID_CURSOR, 'The cursor is not valid for this query (malformed).');
+    }
+    return { startedAt: at, id };
+  }
+}
