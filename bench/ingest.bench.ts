@@ -4,14 +4,18 @@
  *
  *   npm run bench:ingest [-- --seconds 20 --connections 16 --members 30]
  *
- * Uses the running stack at BENCH_URL (default http://127.0.0.1:3000) when it
- * answers; otherwise starts identity, ingestion and a gateway from dist/ (run
- * `npm run infra:up` first) and stops them afterwards. Creates members with
- * the bootstrap command (enough to stay under 600 requests/minute each),
- * drives batches of 100 events from concurrent connections with autocannon
- * for a fixed time, then inserts the same number of rows straight into
- * Postgres from one process with multi-row INSERTs (100 rows a statement)
- * into a scratch copy of the table, and prints both and their ratio.
+ * Uses the running stack at BENCH_URL (default http://127.0.0.1:3000, apps on
+ * their default ports) when it answers; otherwise starts identity, ingestion,
+ * sessions, correlation and a gateway from dist/ (run `npm run infra:up`
+ * first) and stops them afterwards. Creates members with the bootstrap
+ * command (enough to stay under 600 requests/minute each) and starts a timer
+ * session for each, so every event gets linked. Drives batches of 100 events
+ * from concurrent connections with autocannon for a fixed time. Then:
+ * correlation — the link delay p99 (event stored → link visible, from
+ * ingestion's histogram) and how long after the load the consumer lag and the
+ * unlinked backlog take to reach zero; and the ceiling — the same number of
+ * rows inserted straight into Postgres from one process with multi-row
+ * INSERTs (100 rows a statement) into a scratch copy of the table.
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, hostname } from 'node:os';
@@ -19,6 +23,8 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { Topics } from '@worktrack/contracts';
+import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
 import { memberWithToken, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 
 const arg = (name: string, fallback: number): number => {
@@ -29,6 +35,40 @@ const SECONDS = arg('seconds', 20);
 const CONNECTIONS = arg('connections', 16);
 const MEMBERS = arg('members', 30);
 const BATCH = 100;
+const DEFAULT_PORTS = { identity: 3101, ingestion: 3102, correlation: 3103, sessions: 3104 } as const;
+const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
+
+/** The p99 of a Prometheus histogram, as the upper bound of the bucket that holds it. */
+function histogramP99(metricsText: string, name: string): { p99: string; count: number } {
+  const buckets = [...metricsText.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)`, 'gm'))].map((m) => ({
+    le: m[1],
+    n: Number(m[2]),
+  }));
+  const count = buckets.find((b) => b.le === '+Inf')?.n ?? 0;
+  const p99 = buckets.find((b) => b.n >= count * 0.99)?.le ?? 'n/a';
+  return { p99: p99 === '+Inf' ? '> largest bucket' : `≤ ${Number(p99) * 1000} ms`, count };
+}
+
+/** Consumer lag of correlation and of ingestion's link consumer, summed over their topics. */
+async function lag(client: KafkaClient): Promise<number> {
+  const admin = await client.admin();
+  let total = 0;
+  for (const [group, topics] of [
+    ['correlation.events', [Topics.ingestionEvents, Topics.sessionsEvents]],
+    ['ingestion.links', [Topics.correlationLinks]],
+  ] as const) {
+    const committed = await admin.fetchOffsets({ groupId: client.group(group), topics: topics.map((t) => client.topic(t)) });
+    for (const t of topics) {
+      const ends = await admin.fetchTopicOffsets(client.topic(t));
+      const mine = committed.find((c) => c.topic === client.topic(t))?.partitions ?? [];
+      for (const end of ends) {
+        const at = Number(mine.find((p) => p.partition === end.partition)?.offset ?? '-1');
+        total += Math.max(0, Number(end.high) - (at < 0 ? Number(end.low) : at));
+      }
+    }
+  }
+  return total;
+}
 
 function batchBody(seq: number): string {
   const now = Date.now();
@@ -49,12 +89,14 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
     () => false,
   );
   if (up) return [];
-  console.log(`no stack at ${base}: creating topics, starting identity, ingestion and a gateway from dist/`);
+  console.log(`no stack at ${base}: creating topics, starting identity, ingestion, sessions, correlation and a gateway from dist/`);
   const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    for (const app of ['identity', 'ingestion'] as const) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
+    for (const app of ['identity', 'ingestion', 'sessions', 'correlation'] as const) {
+      started.push(await startAppProcess(app, { LOG_LEVEL: 'warn', HTTP_PORT: String(DEFAULT_PORTS[app]) }));
+    }
     started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
     return started;
   } catch (err) {
@@ -64,8 +106,7 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
 }
 
 async function ceiling(rows: number): Promise<number> {
-  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
-  const client = new Client({ connectionString: url });
+  const client = new Client({ connectionString: databaseUrl() });
   await client.connect();
   const schema = `bench_ceiling_${randomUUID().slice(0, 8)}`;
   try {
@@ -114,10 +155,19 @@ async function main(): Promise<void> {
   const started = await ensureStack(base);
   try {
     const run = randomUUID().slice(0, 6);
-    const tokens = Array.from(
-      { length: MEMBERS },
-      (_, i) => memberWithToken({ workspace: `bench-${run}`, email: `bench-${i}-${run}@example.com` }).token,
+    const members = Array.from({ length: MEMBERS }, (_, i) =>
+      memberWithToken({ workspace: `bench-${run}`, email: `bench-${i}-${run}@example.com` }),
     );
+    const tokens = members.map((m) => m.token);
+    // A running session per member: every event of the run gets a link.
+    for (const token of tokens) {
+      const res = await fetch(`${base}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ intent_text: 'bench', source: 'timer' }),
+      });
+      if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
+    }
     let seq = 0;
     const result = await autocannon({
       url: `${base}/v1/activity/events`,
@@ -138,6 +188,39 @@ async function main(): Promise<void> {
         },
       ],
     });
+    const loadEnded = Date.now();
+    // Correlation: how long until the consumers caught up and every event is linked.
+    const kafka = new KafkaClient(
+      'bench',
+      loadConfig(AppConfig, { ...process.env, INSTANCE_ID: `bench-${run}` }),
+      createLogger('bench', 'error', 'bench'),
+    );
+    const db = new Client({ connectionString: databaseUrl() });
+    await db.connect();
+    const memberIds = members.map((m) => m.memberId);
+    const unlinked = async (): Promise<number> =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            'SELECT count(*) AS n FROM ingestion.activity_events WHERE member_id = ANY($1::uuid[]) AND session_id IS NULL',
+            [memberIds],
+          )
+        ).rows[0].n,
+      );
+    let lagZeroMs = -1;
+    let linkedMs = -1;
+    while (Date.now() - loadEnded < 60_000 && (lagZeroMs < 0 || linkedMs < 0)) {
+      if (lagZeroMs < 0 && (await lag(kafka)) === 0) lagZeroMs = Date.now() - loadEnded;
+      if (linkedMs < 0 && (await unlinked()) === 0) linkedMs = Date.now() - loadEnded;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await db.end();
+    await kafka.close();
+    const delay = histogramP99(
+      await (await fetch(`http://127.0.0.1:${DEFAULT_PORTS.ingestion}/metrics`)).text(),
+      'worktrack_link_delay_seconds',
+    );
+
     const ok = result['2xx'];
     const errors = result.non2xx + result.errors + result.timeouts;
     const eventsPerSecond = (ok * BATCH) / (result.duration || SECONDS);
@@ -151,6 +234,10 @@ async function main(): Promise<void> {
     );
     console.log(
       `  latency   p50 ${result.latency.p50} ms  p90 ${result.latency.p90} ms  p97.5 ${result.latency.p97_5} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms per 100-event batch`,
+    );
+    console.log(`  links     p99 link delay ${delay.p99} (${delay.count} events linked, event stored → link visible)`);
+    console.log(
+      `  catch-up  consumer lag 0 after ${lagZeroMs} ms; every event linked after ${linkedMs} ms (from the end of the load; -1: not within 60 s)`,
     );
     console.log(
       `  ceiling   ${ceilingPerSecond.toFixed(0).padStart(7)} rows/s  (one process, multi-row INSERT of 100 rows, same table and indexes)`,

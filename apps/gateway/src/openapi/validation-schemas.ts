@@ -13,6 +13,9 @@ import { createRequire } from 'node:module';
 
 export const SCHEMA_PREFIX = '#/components/schemas/';
 
+/** For `@JSONSchema({ pattern })` on `@IsUUID()` path parameters (class-validator's UUID check has no schema pattern of its own). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
 // class-transformer keeps `@Type(() => Nested)` in a storage its index does
 // not export; class-validator-jsonschema needs it to resolve nested arrays.
 const { defaultMetadataStorage } = createRequire(__filename)('class-transformer/cjs/storage') as {

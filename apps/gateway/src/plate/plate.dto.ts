@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Equals, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { UUID_PATTERN } from '../openapi/validation-schemas';
 import { CALENDAR_DATE, MAX_PLATE_TITLE_LENGTH, type PlateAssignmentV1, type PlateDayV1, type PlateItemV1 } from '@worktrack/contracts';
 
 export class AssignPlateDto {
@@ -28,7 +29,8 @@ export class PlateQueryDto {
 }
 
 export class PlateItemParam {
-  @IsUUID()
+  @JSONSchema({ pattern: UUID_PATTERN, description: 'The plate item id (a UUID).' })
+  @IsUUID(undefined, { message: 'item_id must be a UUID' })
   item_id!: string;
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, isISO8601, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { UUID_PATTERN } from '../openapi/validation-schemas';
 import {
   CALENDAR_DATE_PATTERN,
   MAX_CLOSING_NOTE_LENGTH,
@@ -21,7 +22,6 @@ import {
 import { RFC3339 } from '../activity/activity.dto';
 
 /** A UUID in any version (what `@IsUUID()` accepts), for the document. */
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 /**
  * A string matching `pattern` that is also a real calendar date (no 30

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { DataSource, MigrationExecutor, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 
 export interface ServiceDataSourceOptions {
   url: string;
@@ -70,12 +70,28 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/** Creates the schema if needed and applies pending migrations, each in its own transaction. */
+/**
+ * Creates the schema if needed and applies pending migrations, each in its own
+ * transaction. Safe when several processes migrate one schema at once (a k8s
+ * Job and a replica with MIGRATE_ON_START, parallel tests): they take turns
+ * on a session-level advisory lock held by one dedicated connection.
+ */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   const schema = schemaOf(dataSource);
-  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  const applied = await dataSource.runMigrations({ transaction: 'each' });
-  return applied.map((m) => m.name);
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  const lockKey = `worktrack.migrate:${schema}`;
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    const applied = await executor.executePendingMigrations();
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch(() => undefined);
+    await runner.release();
+  }
 }
 
 /**
