@@ -67,7 +67,8 @@ describe('events linked to sessions, end to end', () => {
     const filtered = await timeline(`&session_id=${sessionId}`);
     expect(filtered.body.data.map((e) => e.event_id).sort()).toEqual([early, late].sort());
 
-    // Close it back-dated to between the two events: the later one is no longer covered.
+    // Close it back-dated to between the two events (D-26: not in the future): the later one is no longer covered.
+    while (Date.now() < t0 + 2_200) await new Promise((r) => setTimeout(r, 50));
     const closed = await call(gateway.url, 'POST', `/v1/sessions/${sessionId}/close`, {
       token: member.token,
       body: { closed_at: at(2_000) },

@@ -27,7 +27,8 @@ describe('the system end to end', () => {
           env: { ...process.env, LOG_LEVEL: 'info' },
         });
         expect({ service, status: result.status, stderr: result.stderr }).toEqual({ service, status: 0, stderr: '' });
-        expect(result.stdout).toContain(run === 0 ? '"msg":"migrations applied"' : '"msg":"schema up to date"');
+        // Other end-to-end files of this run may have migrated first; a second run must find nothing to do.
+        expect(result.stdout).toMatch(run === 0 ? /"msg":"(migrations applied|schema up to date)"/ : /"msg":"schema up to date"/);
       }
     }
     const started = await Promise.all(SERVICES.map((s) => startAppProcess(s, { MIGRATE_ON_START: 'false' })));

@@ -67,7 +67,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
   const nextWeekday = (weekday: number, from = DateTime.utc().plus({ days: 7 })): string => {
     let d = from;
     while (d.weekday !== weekday) d = d.plus({ days: 1 });
-    return d.toISODate()!;
+    return d.toISODate();
   };
 
   beforeAll(async () => {

@@ -46,7 +46,7 @@ export class SignedCursor {
     }
     if (parsed.f !== filtersDigest(filters)) throw invalid('made for other filters');
     if (!Array.isArray(parsed.p) || !parsed.p.every((v) => typeof v === 'string' || typeof v === 'number')) throw invalid('malformed');
-    return parsed.p as CursorPosition;
+    return parsed.p;
   }
 
   private sign(body: string): string {
