@@ -2,8 +2,9 @@ import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
-import { testConfig } from '@worktrack/testing';
+import { boundPort, createHttpApp, createLogger, ensureTopics, Metrics } from '@worktrack/platform';
+import { testConfig, testKafka } from '@worktrack/testing';
+import { allTopics } from '@worktrack/contracts';
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { Access } from '../src/auth/access.decorator';
@@ -47,7 +48,18 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   const bearer = (): string => `Bearer ${jwt.sign({ sub: randomUUID(), wid: randomUUID() }, JWT_SECRET, { expiresIn: 60 })}`;
 
   beforeAll(async () => {
-    const config = testConfig(GatewayConfig, { REQUEST_TIMEOUT_MS: '1500', BODY_LIMIT_BYTES: '2048', LOG_LEVEL: 'info', JWT_SECRET });
+    // A topic namespace where no service runs (other spec files run services in parallel).
+    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}conventions.`;
+    const config = testConfig(GatewayConfig, {
+      REQUEST_TIMEOUT_MS: '1500',
+      BODY_LIMIT_BYTES: '2048',
+      LOG_LEVEL: 'info',
+      JWT_SECRET,
+      KAFKA_TOPIC_PREFIX: prefix,
+    });
+    const setup = testKafka('conventions-setup', { KAFKA_TOPIC_PREFIX: prefix });
+    await ensureTopics(await setup.client.admin(), allTopics(), prefix);
+    await setup.close();
     // Log lines are captured, not printed: the test reads what an operator would see.
     const logger = createLogger('gateway', 'info', config.INSTANCE_ID, { write: (line: string) => logged.push(line) });
     const metrics = new Metrics('gateway');
