@@ -35,15 +35,21 @@ const SECONDS = arg('seconds', 20);
 const CONNECTIONS = arg('connections', 16);
 const MEMBERS = arg('members', 30);
 const BATCH = 100;
+/** `--ingest-only`: no sessions and no correlation (the ingestion pipeline alone). */
+const INGEST_ONLY = process.argv.includes('--ingest-only');
 const DEFAULT_PORTS = { identity: 3101, ingestion: 3102, correlation: 3103, sessions: 3104 } as const;
 const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
 
-/** The p99 of a Prometheus histogram, as the upper bound of the bucket that holds it. */
-function histogramP99(metricsText: string, name: string): { p99: string; count: number } {
-  const buckets = [...metricsText.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)`, 'gm'))].map((m) => ({
-    le: m[1],
-    n: Number(m[2]),
-  }));
+/** A Prometheus histogram's cumulative bucket counts. */
+function histogramBuckets(metricsText: string, name: string): Array<{ le: string; n: number }> {
+  const pattern = new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)`, 'gm');
+  return [...metricsText.matchAll(pattern)].map((m) => ({ le: m[1], n: Number(m[2]) }));
+}
+
+/** The p99 of what a histogram recorded between two scrapes, as the upper bound of the bucket that holds it. */
+function histogramP99(before: string, after: string, name: string): { p99: string; count: number } {
+  const earlier = new Map(histogramBuckets(before, name).map((b) => [b.le, b.n]));
+  const buckets = histogramBuckets(after, name).map((b) => ({ le: b.le, n: b.n - (earlier.get(b.le) ?? 0) }));
   const count = buckets.find((b) => b.le === '+Inf')?.n ?? 0;
   const p99 = buckets.find((b) => b.n >= count * 0.99)?.le ?? 'n/a';
   return { p99: p99 === '+Inf' ? '> largest bucket' : `≤ ${Number(p99) * 1000} ms`, count };
@@ -76,7 +82,7 @@ function batchBody(seq: number): string {
     events: Array.from({ length: BATCH }, (_, i) => ({
       source_type: 'bench',
       event_type: i % 3 === 0 ? 'test.run' : 'tool.call',
-      occurred_at: new Date(now - i * 1000).toISOString(),
+      occurred_at: new Date(now - i).toISOString(), // within the last 100 ms: after the members' sessions started
       external_id: `b${seq}-${i}-${randomUUID().slice(0, 8)}`,
       payload: { tool: 'pytest', duration_ms: 1234 + i, ok: i % 7 !== 0, args: ['-q', `tests/unit/test_${i}.py`], host: 'runner-12' },
     })),
@@ -94,7 +100,9 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    for (const app of ['identity', 'ingestion', 'sessions', 'correlation'] as const) {
+    for (const app of INGEST_ONLY
+      ? (['identity', 'ingestion'] as const)
+      : (['identity', 'ingestion', 'sessions', 'correlation'] as const)) {
       started.push(await startAppProcess(app, { LOG_LEVEL: 'warn', HTTP_PORT: String(DEFAULT_PORTS[app]) }));
     }
     started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
@@ -160,7 +168,7 @@ async function main(): Promise<void> {
     );
     const tokens = members.map((m) => m.token);
     // A running session per member: every event of the run gets a link.
-    for (const token of tokens) {
+    for (const token of INGEST_ONLY ? [] : tokens) {
       const res = await fetch(`${base}/v1/sessions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -168,6 +176,8 @@ async function main(): Promise<void> {
       });
       if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
     }
+    const ingestionMetrics = (): Promise<string> => fetch(`http://127.0.0.1:${DEFAULT_PORTS.ingestion}/metrics`).then((r) => r.text());
+    const metricsBefore = await ingestionMetrics();
     let seq = 0;
     const result = await autocannon({
       url: `${base}/v1/activity/events`,
@@ -209,17 +219,14 @@ async function main(): Promise<void> {
       );
     let lagZeroMs = -1;
     let linkedMs = -1;
-    while (Date.now() - loadEnded < 60_000 && (lagZeroMs < 0 || linkedMs < 0)) {
+    while (!INGEST_ONLY && Date.now() - loadEnded < 60_000 && (lagZeroMs < 0 || linkedMs < 0)) {
       if (lagZeroMs < 0 && (await lag(kafka)) === 0) lagZeroMs = Date.now() - loadEnded;
       if (linkedMs < 0 && (await unlinked()) === 0) linkedMs = Date.now() - loadEnded;
       await new Promise((r) => setTimeout(r, 100));
     }
     await db.end();
     await kafka.close();
-    const delay = histogramP99(
-      await (await fetch(`http://127.0.0.1:${DEFAULT_PORTS.ingestion}/metrics`)).text(),
-      'worktrack_link_delay_seconds',
-    );
+    const delay = histogramP99(metricsBefore, await ingestionMetrics(), 'worktrack_link_delay_seconds');
 
     const ok = result['2xx'];
     const errors = result.non2xx + result.errors + result.timeouts;
@@ -235,10 +242,11 @@ async function main(): Promise<void> {
     console.log(
       `  latency   p50 ${result.latency.p50} ms  p90 ${result.latency.p90} ms  p97.5 ${result.latency.p97_5} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms per 100-event batch`,
     );
-    console.log(`  links     p99 link delay ${delay.p99} (${delay.count} events linked, event stored → link visible)`);
-    console.log(
-      `  catch-up  consumer lag 0 after ${lagZeroMs} ms; every event linked after ${linkedMs} ms (from the end of the load; -1: not within 60 s)`,
-    );
+    if (!INGEST_ONLY) console.log(`  links     p99 link delay ${delay.p99} (${delay.count} events linked, event stored → link visible)`);
+    if (!INGEST_ONLY)
+      console.log(
+        `  catch-up  consumer lag 0 after ${lagZeroMs} ms; every event linked after ${linkedMs} ms (from the end of the load; -1: not within 60 s)`,
+      );
     console.log(
       `  ceiling   ${ceilingPerSecond.toFixed(0).padStart(7)} rows/s  (one process, multi-row INSERT of 100 rows, same table and indexes)`,
     );

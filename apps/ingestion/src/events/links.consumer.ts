@@ -18,7 +18,7 @@ export class LinksConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const delay = new Histogram({
       name: 'worktrack_link_delay_seconds',
       help: 'From an event being stored to its first session link being visible in the timeline.',
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.5, 2.5, 5, 10, 30],
       registers: [metrics.registry],
     });
     this.consumer = new MessageConsumer(kafka, logger, metrics, {
