@@ -2,7 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Equals, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { UUID_PATTERN } from '../openapi/validation-schemas';
-import { CALENDAR_DATE, MAX_PLATE_TITLE_LENGTH, type PlateAssignmentV1, type PlateDayV1, type PlateItemV1 } from '@worktrack/contracts';
+import {
+  CALENDAR_DATE_PATTERN,
+  MAX_PLATE_TITLE_LENGTH,
+  type PlateAssignmentV1,
+  type PlateDayV1,
+  type PlateItemV1,
+} from '@worktrack/contracts';
 
 export class AssignPlateDto {
   @JSONSchema({ description: 'A member of your workspace (D-35).' })
@@ -17,14 +23,14 @@ export class AssignPlateDto {
 
   @JSONSchema({ description: "Default: the assignee's today in the assignee's timezone (D-33); earlier dates are PLATE_DATE_IN_PAST." })
   @IsOptional()
-  @Matches(CALENDAR_DATE, { message: 'plate_date must be a date YYYY-MM-DD' })
+  @Matches(CALENDAR_DATE_PATTERN, { message: 'plate_date must be a date YYYY-MM-DD' })
   plate_date?: string | null;
 }
 
 export class PlateQueryDto {
   @JSONSchema({ description: 'Default: your today in your timezone.' })
   @IsOptional()
-  @Matches(CALENDAR_DATE, { message: 'date must be a date YYYY-MM-DD' })
+  @Matches(CALENDAR_DATE_PATTERN, { message: 'date must be a date YYYY-MM-DD' })
   date?: string;
 }
 

@@ -15,10 +15,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ActorV1 } from '../identity/member';
+import { CALENDAR_DATE_PATTERN } from '../calendar';
 import { defineCommand } from '../message';
 
-/** A calendar date, YYYY-MM-DD. */
-export const CALENDAR_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 export const MAX_PLATE_TITLE_LENGTH = 500;
 
 /** POST /plate/assign (D-32 … D-35). */
@@ -27,12 +26,12 @@ export class AssignPlateItemV1 {
   @IsUUID() assigneeId!: string;
   @IsString() @MinLength(1) @MaxLength(MAX_PLATE_TITLE_LENGTH) title!: string;
   /** Default: the assignee's today in the assignee's timezone. */
-  @IsOptional() @Matches(CALENDAR_DATE) plateDate?: string;
+  @IsOptional() @Matches(CALENDAR_DATE_PATTERN) plateDate?: string;
 }
 export class PlateAssignmentV1 {
   @IsUUID() plateItemId!: string;
   @IsUUID() assigneeId!: string;
-  @Matches(CALENDAR_DATE) plateDate!: string;
+  @Matches(CALENDAR_DATE_PATTERN) plateDate!: string;
   @IsBoolean() overflowed!: boolean;
   @IsInt() @Min(0) activeCount!: number;
   @IsInt() @Min(0) capacity!: number;
@@ -50,7 +49,7 @@ export class PlateItemV1 {
   @IsUUID() assigneeId!: string;
   @IsUUID() assignedBy!: string;
   @IsString() title!: string;
-  @Matches(CALENDAR_DATE) plateDate!: string;
+  @Matches(CALENDAR_DATE_PATTERN) plateDate!: string;
   @IsBoolean() done!: boolean;
   @IsOptional() @IsString() doneAt!: string | null;
   @IsString() createdAt!: string;
@@ -59,10 +58,10 @@ export class PlateItemV1 {
 /** The caller's own plate for a day (default: today in the caller's timezone). */
 export class GetPlateV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
-  @IsOptional() @Matches(CALENDAR_DATE) date?: string;
+  @IsOptional() @Matches(CALENDAR_DATE_PATTERN) date?: string;
 }
 export class PlateDayV1 {
-  @Matches(CALENDAR_DATE) date!: string;
+  @Matches(CALENDAR_DATE_PATTERN) date!: string;
   @IsInt() @Min(0) capacity!: number;
   @IsInt() @Min(0) activeCount!: number;
   @IsArray() @ValidateNested({ each: true }) @Type(() => PlateItemV1) items!: PlateItemV1[];
