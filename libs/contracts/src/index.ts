@@ -16,3 +16,4 @@ export * from './ingestion/ingestion.events';
 export * from './sessions';
 export * from './plate/plate.commands';
 export * from './correlation/correlation.events';
+export * from './calendar';

@@ -15,10 +15,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_EVENTS_PER_BATCH, MAX_EXTERNAL_ID_LENGTH, SLUG_PATTERN, type StoredEventV1 } from '@worktrack/contracts';
-
-/** D-3: RFC 3339 with an explicit offset. */
-export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+import { MAX_EVENTS_PER_BATCH, RFC3339_PATTERN, MAX_EXTERNAL_ID_LENGTH, SLUG_PATTERN, type StoredEventV1 } from '@worktrack/contracts';
 
 /** The ActivityEvent request object (spec "ActivityEvent"). */
 export class ActivityEventDto {
@@ -32,7 +29,7 @@ export class ActivityEventDto {
 
   /** Default: the time of receipt. At most 10 minutes in the future (D-19). */
   @IsOptional()
-  @Matches(RFC3339, { message: 'occurred_at must be an RFC 3339 date-time with an offset' })
+  @Matches(RFC3339_PATTERN, { message: 'occurred_at must be an RFC 3339 date-time with an offset' })
   occurred_at?: string;
 
   /** Opaque metadata, at most 32,768 bytes as UTF-8 JSON (D-18); no secrets. */
@@ -59,11 +56,11 @@ export class ActivityBatchDto {
 /** D-21 query. `from` is inclusive, `to` exclusive. */
 export class TimelineQueryDto {
   @IsOptional()
-  @Matches(RFC3339, { message: 'from must be an RFC 3339 date-time with an offset' })
+  @Matches(RFC3339_PATTERN, { message: 'from must be an RFC 3339 date-time with an offset' })
   from?: string;
 
   @IsOptional()
-  @Matches(RFC3339, { message: 'to must be an RFC 3339 date-time with an offset' })
+  @Matches(RFC3339_PATTERN, { message: 'to must be an RFC 3339 date-time with an offset' })
   to?: string;
 
   @IsOptional()

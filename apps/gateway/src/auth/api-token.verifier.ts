@@ -84,12 +84,7 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.feed?.disconnect();
-    try {
-      await (await this.kafka.admin()).deleteGroups([this.feedGroup]);
-    } catch {
-      // expires on its own
-    }
+    await this.kafka.stopPrivateConsumer(this.feed, this.feedGroup);
   }
 
   /** The principal of a `wt_…` token, or UNAUTHENTICATED; UNAVAILABLE when identity does not answer. */

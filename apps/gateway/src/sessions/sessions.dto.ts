@@ -6,6 +6,7 @@ import { UUID_PATTERN } from '../openapi/validation-schemas';
 import {
   CALENDAR_DATE_PATTERN,
   MAX_CLOSING_NOTE_LENGTH,
+  RFC3339_PATTERN,
   MAX_ESTIMATED_DURATION_MIN,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_INTENT_TEXT_LENGTH,
@@ -19,7 +20,6 @@ import {
   type SessionV1,
   type WorkType,
 } from '@worktrack/contracts';
-import { RFC3339 } from '../activity/activity.dto';
 
 /** A UUID in any version (what `@IsUUID()` accepts), for the document. */
 
@@ -47,7 +47,7 @@ function IsStrictIso(pattern: RegExp, format: 'date' | 'date-time', what: string
 }
 /** D-3: RFC 3339 with an offset. */
 const IsDateTime = (description: string): PropertyDecorator =>
-  IsStrictIso(RFC3339, 'date-time', 'an RFC 3339 date-time with an offset', description);
+  IsStrictIso(RFC3339_PATTERN, 'date-time', 'an RFC 3339 date-time with an offset', description);
 const IsCalendarDate = (description: string): PropertyDecorator =>
   IsStrictIso(CALENDAR_DATE_PATTERN, 'date', 'a calendar date (YYYY-MM-DD)', description);
 

@@ -2,8 +2,12 @@
  * D-8: `wt_<8 lowercase base32 chars>_<43 base62 chars>`. The short segment is
  * the public token id; the rest is the secret, of which only a hash is stored.
  */
-export const API_TOKEN_PATTERN = /^wt_([a-z2-7]{8})_([0-9A-Za-z]{43})$/;
-export const TOKEN_ID_PATTERN = /^[a-z2-7]{8}$/;
+const TOKEN_ID = '[a-z2-7]{8}';
+const TOKEN_SECRET = '[0-9A-Za-z]{43}';
+export const API_TOKEN_PATTERN = new RegExp(`^wt_(${TOKEN_ID})_(${TOKEN_SECRET})$`);
+export const TOKEN_ID_PATTERN = new RegExp(`^${TOKEN_ID}$`);
+/** The same form anywhere inside a string (D-18 secret detection). */
+export const API_TOKEN_ANYWHERE = new RegExp(`wt_${TOKEN_ID}_${TOKEN_SECRET}`);
 
 export interface ParsedApiToken {
   tokenId: string;

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { defineCommand } from '../message';
+import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN } from './api-token-format';
 import { ActorV1, ApiTokenV1, MemberV1, TOKEN_SCOPES, type TokenScope } from './member';
 
 /**
@@ -9,7 +10,7 @@ import { ActorV1, ApiTokenV1, MemberV1, TOKEN_SCOPES, type TokenScope } from './
  * of the secret, never the secret itself; identity compares in constant time.
  */
 export class VerifyTokenV1 {
-  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
   @Matches(/^[0-9a-f]{64}$/) secretSha256!: string;
 }
 export class VerifiedTokenV1 {
@@ -44,7 +45,7 @@ export class CreateTokenV1 {
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
 }
 export class CreatedTokenV1 extends ApiTokenV1 {
-  @Matches(/^wt_[a-z2-7]{8}_[0-9A-Za-z]{43}$/) token!: string;
+  @Matches(API_TOKEN_PATTERN) token!: string;
 }
 export const CreateToken = defineCommand({
   type: 'identity.token.create',
@@ -67,7 +68,7 @@ export const ListTokens = defineCommand({
 
 export class RevokeTokenV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
-  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
 }
 export const RevokeToken = defineCommand({
   type: 'identity.token.revoke',
@@ -85,7 +86,7 @@ export class RegisterAgentV1 {
 }
 export class RegisteredAgentV1 {
   @ValidateNested() @Type(() => MemberV1) agent!: MemberV1;
-  @Matches(/^wt_[a-z2-7]{8}_[0-9A-Za-z]{43}$/) token!: string;
+  @Matches(API_TOKEN_PATTERN) token!: string;
 }
 export const RegisterAgent = defineCommand({
   type: 'identity.agent.register',

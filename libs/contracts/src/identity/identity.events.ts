@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { IsString, IsUUID, Matches } from 'class-validator';
+import { TOKEN_ID_PATTERN } from './api-token-format';
 import { defineMessage } from '../message';
 import { MemberV1 } from './member';
 
@@ -8,7 +9,7 @@ export const MemberChanged = defineMessage({ type: 'identity.member.changed', ve
 
 /** An API token was revoked: every gateway replica drops it from its cache (D-10: within 5 s). */
 export class TokenRevokedV1 {
-  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
   @IsUUID() memberId!: string;
   @IsUUID() workspaceId!: string;
   @IsString() revokedAt!: string;

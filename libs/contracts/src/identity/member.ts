@@ -15,6 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { TOKEN_ID_PATTERN } from './api-token-format';
 
 export const MEMBER_KINDS = ['human', 'agent'] as const;
 export type MemberKind = (typeof MEMBER_KINDS)[number];
@@ -63,12 +64,12 @@ export class ActorV1 {
   @IsUUID() workspaceId!: string;
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
   @IsIn(['api_token', 'jwt']) credential!: 'api_token' | 'jwt';
-  @IsOptional() @Matches(/^[a-z2-7]{8}$/) tokenId?: string;
+  @IsOptional() @Matches(TOKEN_ID_PATTERN) tokenId?: string;
 }
 
 /** An API token as listed (never its secret). */
 export class ApiTokenV1 {
-  @Matches(/^[a-z2-7]{8}$/) tokenId!: string;
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
   @IsString() name!: string;
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
   @IsString() createdAt!: string;

@@ -1,3 +1,5 @@
+import { API_TOKEN_ANYWHERE } from '../identity/api-token-format';
+
 /**
  * The ActivityEvent rules of the spec and D-18/D-19, as plain functions the
  * gateway (edge validation) and the ingestion service (contract validation)
@@ -18,7 +20,7 @@ export const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON
  * well-known provider token prefix. Matched anywhere inside string values.
  */
 const SECRET_PATTERNS: Array<{ name: string; pattern: RegExp }> = [
-  { name: 'a worktrack API token', pattern: /wt_[a-z2-7]{8}_[0-9A-Za-z]{43}/ },
+  { name: 'a worktrack API token', pattern: API_TOKEN_ANYWHERE },
   { name: 'a private key block', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----/ },
   { name: 'a GitHub token', pattern: /\b(?:ghp_|gho_|github_pat_)[0-9A-Za-z_]{10,}/ },
   { name: 'a Slack token', pattern: /\bxox[bp]-[0-9A-Za-z-]{10,}/ },

@@ -31,7 +31,6 @@ export const DEFAULT_MAX_SESSION_DURATION_MS = 12 * 3_600_000;
 export const DEFAULT_SESSIONS_PAGE_SIZE = 50;
 export const MAX_SESSIONS_PAGE_SIZE = 100;
 /** `from`/`to` of GET /sessions: calendar dates. */
-export { CALENDAR_DATE_PATTERN } from '../calendar';
 
 /** A session as the API shows it (spec "Session"); the stored extras (task, estimate, pauses, closing note, why closed) stay in the service. */
 export class SessionV1 {

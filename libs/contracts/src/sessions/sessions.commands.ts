@@ -17,8 +17,8 @@ import {
 } from 'class-validator';
 import { ActorV1 } from '../identity/member';
 import { defineCommand } from '../message';
+import { CALENDAR_DATE_PATTERN } from '../calendar';
 import {
-  CALENDAR_DATE_PATTERN,
   MAX_CLOSING_NOTE_LENGTH,
   MAX_ESTIMATED_DURATION_MIN,
   MAX_IDEMPOTENCY_KEY_LENGTH,

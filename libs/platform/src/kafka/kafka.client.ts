@@ -150,6 +150,19 @@ export class KafkaClient {
     return consumer;
   }
 
+  /**
+   * Stops a consumer whose group belongs to this replica alone (reply and
+   * broadcast feeds) and deletes the group rather than leaving it to expire.
+   */
+  async stopPrivateConsumer(consumer: Consumer | undefined, groupId: string): Promise<void> {
+    await consumer?.disconnect();
+    try {
+      await (await this.admin()).deleteGroups([groupId]);
+    } catch {
+      // Best effort: an empty group's offsets expire on their own.
+    }
+  }
+
   admin(): Promise<Admin> {
     this.adminPromise ??= (async () => {
       const admin = this.kafka.admin();

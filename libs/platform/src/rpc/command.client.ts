@@ -94,14 +94,7 @@ export class CommandClient {
     while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const consumer = this.consumer;
     this.consumer = undefined;
-    await consumer?.disconnect();
-    // The group is this replica's alone; remove it rather than leave it to expire.
-    try {
-      const admin = await this.client.admin();
-      await admin.deleteGroups([this.replyGroup]);
-    } catch (err) {
-      this.logger.debug({ err }, 'reply group not deleted; it expires on its own');
-    }
+    await this.client.stopPrivateConsumer(consumer, this.replyGroup);
   }
 
   /** Sends a command and resolves with its validated result, or rejects with a DomainError. */
