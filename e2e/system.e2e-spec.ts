@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 
-const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate'] as const;
+const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'] as const;
 const TIMEOUT_MS = 2_000;
 
 interface StatusBody {

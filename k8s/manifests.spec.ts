@@ -21,6 +21,7 @@ const APP_PORTS = {
   correlation: 3103,
   sessions: 3104,
   plate: 3105,
+  connectors: 3106,
 } as const satisfies Record<string, number>;
 type AppName = keyof typeof APP_PORTS;
 const APPS = Object.keys(APP_PORTS) as AppName[];
@@ -392,16 +393,17 @@ describe('migration Jobs', () => {
 describe('Kafka topics', () => {
   const kafkaTopics = (): Resource[] => applied().filter((r) => r.kind === 'KafkaTopic');
 
-  it('KafkaTopics equal the registry: names, partitions, retention.ms', () => {
+  it('KafkaTopics equal the registry: names, partitions, retention.ms, max.message.bytes', () => {
     const manifests = kafkaTopics()
       .map((t) => ({
         name: str(at(t.body, 'spec', 'topicName') ?? t.name, `${t.name} topicName`),
         partitions: at(t.body, 'spec', 'partitions'),
         retentionMs: Number(at(t.body, 'spec', 'config', 'retention.ms')),
+        maxMessageBytes: at(t.body, 'spec', 'config', 'max.message.bytes') ?? null,
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
     const registry = allTopics()
-      .map((t) => ({ name: t.name, partitions: t.partitions, retentionMs: t.retentionMs }))
+      .map((t) => ({ name: t.name, partitions: t.partitions, retentionMs: t.retentionMs, maxMessageBytes: t.maxMessageBytes ?? null }))
       .sort((a, b) => a.name.localeCompare(b.name));
     expect(manifests).toEqual(registry);
   });

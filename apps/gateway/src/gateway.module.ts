@@ -5,6 +5,7 @@ import { ActivityController } from './activity/activity.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { ConnectorsHttpModule } from './connectors/connectors-http.module';
 import type { GatewayConfig } from './gateway.config';
 import { MeController } from './me/me.controller';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -21,7 +22,7 @@ import { TokensController } from './tokens/tokens.controller';
  * scope (AuthGuard), then the per-member rate limit.
  */
 @Module({
-  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule],
+  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
   controllers: [StatusController, MeController, TokensController, AgentsController, ActivityController],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

@@ -17,3 +17,4 @@ export * from './sessions';
 export * from './plate/plate.commands';
 export * from './correlation/correlation.events';
 export * from './calendar';
+export * from './connectors/connectors.commands';

@@ -13,6 +13,8 @@ export interface TopicDefinition {
   readonly partitions: number;
   /** Retention in milliseconds; -1 keeps forever. */
   readonly retentionMs: number;
+  /** The topic's `max.message.bytes` when it must exceed the broker default (about 1 MB). */
+  readonly maxMessageBytes?: number;
   readonly description: string;
 }
 
@@ -50,6 +52,13 @@ export const Topics = {
     retentionMs: 1 * HOUR,
     description: 'Commands for the plate service (request/reply).',
   },
+  connectorsCommands: {
+    name: 'connectors.commands',
+    partitions: 6,
+    retentionMs: 1 * HOUR,
+    maxMessageBytes: 4 * 1_048_576,
+    description: 'Commands for the connectors service (request/reply); webhook deliveries of up to 1 MiB travel here.',
+  },
   identityEvents: {
     name: 'identity.events',
     partitions: 6,
@@ -79,6 +88,12 @@ export const Topics = {
     partitions: 6,
     retentionMs: 1 * HOUR,
     description: 'Replies to gateway commands; every gateway replica reads all of it (ADR 0002).',
+  },
+  connectorsReplies: {
+    name: 'connectors.replies',
+    partitions: 6,
+    retentionMs: 1 * HOUR,
+    description: 'Replies to the commands the connectors service sends (ingest, verify its credentials); every replica reads all of it.',
   },
   deadLetters: {
     name: 'platform.dead-letters',

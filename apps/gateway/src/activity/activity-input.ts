@@ -1,12 +1,10 @@
 import { validateSync } from 'class-validator';
 import {
+  activityEventRuleViolations,
   ErrorCode,
   findSecrets,
   hydrate,
   flattenValidationErrors,
-  MAX_FUTURE_SKEW_MS,
-  MAX_PAYLOAD_BYTES,
-  payloadBytes,
   type ActivityEventInputV1,
   type ErrorDetail,
 } from '@worktrack/contracts';
@@ -33,21 +31,9 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
   if (!Array.isArray(events)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
 
-  events.forEach((e, i) => {
-    if (typeof e !== 'object' || e === null) return;
-    if (e.payload !== undefined && typeof e.payload === 'object' && e.payload !== null) {
-      const bytes = payloadBytes(e.payload);
-      if (bytes > MAX_PAYLOAD_BYTES)
-        details.push({ path: join(prefix(i), 'payload'), issue: `payload is ${bytes} bytes as UTF-8 JSON; at most ${MAX_PAYLOAD_BYTES}` });
-    }
-    if (typeof e.occurred_at === 'string') {
-      const at = Date.parse(e.occurred_at);
-      if (Number.isNaN(at)) details.push({ path: join(prefix(i), 'occurred_at'), issue: 'occurred_at is not a valid date-time' });
-      else if (at > receivedAt.getTime() + MAX_FUTURE_SKEW_MS) {
-        details.push({ path: join(prefix(i), 'occurred_at'), issue: 'occurred_at is more than 10 minutes in the future' });
-      }
-    }
-  });
+  const eventObjects = events.map((e) => (typeof e === 'object' && e !== null ? { payload: e.payload, occurredAt: e.occurred_at } : {}));
+  for (const v of activityEventRuleViolations(eventObjects, receivedAt))
+    details.push({ path: join(prefix(v.index), v.field), issue: v.issue });
   if (details.length > 0)
     throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid; nothing was stored.', dedupe(details));
 

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { CreateToken, ListTokens, RevokeToken, VerifyToken } from '@worktrack/contracts';
+import { CreateToken, IssueConnectorCredential, ListTokens, RevokeToken, VerifyToken } from '@worktrack/contracts';
 import { CommandServer } from '@worktrack/platform';
 import { TokensService } from './tokens.service';
 
@@ -16,6 +16,7 @@ export class TokensConsumer implements OnModuleInit {
       .handle(VerifyToken, async ({ tokenId, secretSha256 }) => ({ actor: await this.tokens.verify(tokenId, secretSha256) }))
       .handle(CreateToken, ({ actor, name, scope }) => this.tokens.create(actor, name, scope))
       .handle(ListTokens, async ({ actor }) => ({ tokens: await this.tokens.list(actor) }))
-      .handle(RevokeToken, ({ actor, tokenId }) => this.tokens.revoke(actor, tokenId));
+      .handle(RevokeToken, ({ actor, tokenId }) => this.tokens.revoke(actor, tokenId))
+      .handle(IssueConnectorCredential, ({ actor, memberId, name }) => this.tokens.issueConnectorCredential(actor, memberId, name));
   }
 }

@@ -67,6 +67,29 @@ export class TokensService {
     });
   }
 
+  /**
+   * D-36: a connector writes as `memberId` with a report_only token (D-9). The
+   * caller may name themself, or — as an owner or admin with a full
+   * credential — another member of the workspace (a member of another
+   * workspace is a missing one, D-7).
+   */
+  async issueConnectorCredential(actor: ActorV1, memberId: string, name: string): Promise<CreatedTokenV1> {
+    return this.members.transaction(async (manager) => {
+      const caller = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
+      if (!caller) throw unauthenticated();
+      const target = memberId === caller.id ? caller : await this.members.findInWorkspace(actor.workspaceId, memberId, manager);
+      if (!target) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', [
+          { path: 'member_id', issue: 'no member with this id in your workspace' },
+        ]);
+      }
+      if (target.id !== caller.id && (actor.scope !== 'full' || (caller.role !== 'owner' && caller.role !== 'admin'))) {
+        throw new DomainError(ErrorCode.FORBIDDEN, 'Only an owner or admin may connect a provider for another member.');
+      }
+      return this.mint(manager, target, name, 'report_only');
+    });
+  }
+
   async list(actor: ActorV1): Promise<ApiTokenV1[]> {
     return (await this.tokens.listOwn(actor.workspaceId, actor.memberId)).map(toApiTokenV1);
   }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { defineCommand } from '../message';
 import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN } from './api-token-format';
 import { ActorV1, ApiTokenV1, MemberV1, TOKEN_SCOPES, type TokenScope } from './member';
@@ -94,4 +94,22 @@ export const RegisterAgent = defineCommand({
   topic: 'identityCommands',
   payload: RegisterAgentV1,
   result: RegisteredAgentV1,
+});
+
+/**
+ * A `report_only` API token (D-9) for a connector acting as `memberId` (D-36):
+ * the caller themself, or — for an owner or admin caller — another member of
+ * the workspace. Listed among that member's tokens; revoking it stops the connector.
+ */
+export class IssueConnectorCredentialV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsUUID() memberId!: string;
+  @IsString() @MinLength(1) @MaxLength(100) name!: string;
+}
+export const IssueConnectorCredential = defineCommand({
+  type: 'identity.connector-credential.issue',
+  version: 1,
+  topic: 'identityCommands',
+  payload: IssueConnectorCredentialV1,
+  result: CreatedTokenV1,
 });

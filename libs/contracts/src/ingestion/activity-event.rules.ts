@@ -54,3 +54,36 @@ export function findSecrets(payload: unknown, base = 'payload'): SecretFinding[]
   visit(payload, base);
   return findings;
 }
+
+export interface RuleViolation {
+  /** Index of the event in its batch. */
+  index: number;
+  /** `payload` or `occurred_at`. */
+  field: 'payload' | 'occurred_at';
+  issue: string;
+}
+
+/**
+ * D-18 (payload size in bytes) and D-19 (`occurred_at` at most 10 minutes
+ * ahead of receipt) for a batch, as the gateway checks POST /activity/events
+ * and the connectors check what they map: the same rules on every path.
+ */
+export function activityEventRuleViolations(events: Array<{ payload?: unknown; occurredAt?: unknown }>, receivedAt: Date): RuleViolation[] {
+  const violations: RuleViolation[] = [];
+  events.forEach((e, index) => {
+    if (typeof e !== 'object' || e === null) return;
+    if (e.payload !== undefined && typeof e.payload === 'object' && e.payload !== null) {
+      const bytes = payloadBytes(e.payload);
+      if (bytes > MAX_PAYLOAD_BYTES)
+        violations.push({ index, field: 'payload', issue: `payload is ${bytes} bytes as UTF-8 JSON; at most ${MAX_PAYLOAD_BYTES}` });
+    }
+    if (typeof e.occurredAt === 'string') {
+      const at = Date.parse(e.occurredAt);
+      if (Number.isNaN(at)) violations.push({ index, field: 'occurred_at', issue: 'occurred_at is not a valid date-time' });
+      else if (at > receivedAt.getTime() + MAX_FUTURE_SKEW_MS) {
+        violations.push({ index, field: 'occurred_at', issue: 'occurred_at is more than 10 minutes in the future' });
+      }
+    }
+  });
+  return violations;
+}

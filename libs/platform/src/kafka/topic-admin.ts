@@ -17,7 +17,10 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
         topic: topicName(t, prefix),
         numPartitions: t.partitions,
         replicationFactor: -1,
-        configEntries: [{ name: 'retention.ms', value: String(t.retentionMs) }],
+        configEntries: [
+          { name: 'retention.ms', value: String(t.retentionMs) },
+          ...(t.maxMessageBytes ? [{ name: 'max.message.bytes', value: String(t.maxMessageBytes) }] : []),
+        ],
       })),
     });
   }

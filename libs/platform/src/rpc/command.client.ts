@@ -21,6 +21,8 @@ export interface CommandClientOptions {
   /** How long a request waits for its reply before it fails with UNAVAILABLE. */
   timeoutMs: number;
   sessionTimeoutMs?: number;
+  /** The topic replies come back on: the gateway's by default; a service that sends commands has its own. */
+  replies?: 'gatewayReplies' | 'connectorsReplies';
 }
 
 export interface SendOptions {
@@ -62,12 +64,16 @@ export class CommandClient {
     private readonly options: CommandClientOptions,
   ) {}
 
+  private get replies(): (typeof Topics)['gatewayReplies' | 'connectorsReplies'] {
+    return Topics[this.options.replies ?? 'gatewayReplies'];
+  }
+
   get replyTopic(): string {
-    return this.client.topic(Topics.gatewayReplies);
+    return this.client.topic(this.replies);
   }
 
   get replyGroup(): string {
-    return this.client.group(`gateway.replies.${this.client.instanceId}`);
+    return this.client.group(`${this.replies.name}.${this.client.instanceId}`);
   }
 
   get isReady(): boolean {
@@ -79,7 +85,7 @@ export class CommandClient {
       groupId: this.replyGroup,
       topics: [this.replyTopic],
       fromBeginning: false,
-      concurrency: Topics.gatewayReplies.partitions,
+      concurrency: this.replies.partitions,
       sessionTimeoutMs: this.options.sessionTimeoutMs,
       eachMessage: (payload) => this.onReply(payload),
     });
@@ -190,7 +196,7 @@ export class CommandClient {
    */
   private async probe(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    let missing = Array.from({ length: Topics.gatewayReplies.partitions }, (_, p) => p);
+    let missing = Array.from({ length: this.replies.partitions }, (_, p) => p);
     while (missing.length > 0) {
       if (Date.now() > deadline) {
         throw new Error(

@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import {
+  allTopics,
+  CreateConnector,
+  DeleteConnector,
+  ErrorCode,
+  ListConnectors,
+  ListDeliveries,
+  ListEvents,
+  ReceiveWebhook,
+  type ActorV1,
+  type ConnectorV1,
+  type CreateConnectorV1,
+  type DeliveryV1,
+  type StoredEventV1,
+  type WebhookHeadersV1,
+} from '@worktrack/contracts';
+import { CommandClient, DomainError, ensureTopics, startService } from '@worktrack/platform';
+import { eventually, memberWithToken, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
+import { CalendarPoller } from '../src/calendar/calendar.poller';
+import { ConnectorsConfig } from '../src/connectors.config';
+import { connectorsService } from '../src/connectors.service-definition';
+import { readCalendarFixture } from './fixtures/calendar/calendar-fixtures';
+import { FIXTURE_TOKEN, loadFixture, signGithub, signSlack } from './fixtures/fixtures';
+
+/**
+ * The connectors service with real identity and ingestion services, Kafka and
+ * Postgres (D-36): signed provider deliveries become stored events through
+ * the IngestEvents path, replays deduplicate, bad signatures store nothing,
+ * the calendar feed is expanded and diffed, a malformed feed keeps the last
+ * good state. The topic namespace is private to this file.
+ * identity and ingestion run as the built apps.
+ */
+describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () => {
+  let services: AppProcess[] = [];
+  let connectorsApp: NestFastifyApplication;
+  let kafka: TestKafka;
+  let rpc: CommandClient;
+  let db: DataSource;
+  let actor: ActorV1;
+  let feedServer: Server;
+  let feedBody = '';
+  const GITHUB_SECRET = 'gh-webhook-secret-1234';
+  const SLACK_SECRET = 'slack-signing-secret-5678';
+
+  const events = async (sourceType: string): Promise<StoredEventV1[]> =>
+    (await rpc.send(ListEvents, { actor, limit: 100, sourceType }, { key: actor.memberId })).events;
+  const deliveries = async (connectorId: string): Promise<DeliveryV1[]> =>
+    (await rpc.send(ListDeliveries, { actor, connectorId, limit: 100 }, { key: actor.memberId })).deliveries;
+  const create = (over: Partial<Omit<CreateConnectorV1, 'actor'>>) =>
+    rpc.send(CreateConnector, { actor, name: 'test', kind: 'github', ...over }, { key: actor.memberId });
+  const receive = (provider: 'github' | 'slack', connectorId: string, raw: Buffer, headers: WebhookHeadersV1) =>
+    rpc.send(
+      ReceiveWebhook,
+      { provider, connectorId, headers, body: raw.toString('utf8'), bodyEncoding: 'utf8', receivedAt: new Date().toISOString() },
+      { key: connectorId },
+    );
+  const rejection = async (p: Promise<unknown>): Promise<DomainError> => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof DomainError) return err;
+      throw err;
+    }
+    throw new Error('expected a DomainError');
+  };
+  const settled = (connectorId: string, count: number) =>
+    eventually(async () => {
+      const log = await deliveries(connectorId);
+      return log.length >= count && log.every((d) => d.state !== 'pending');
+    }, `${count} deliveries processed`);
+
+  beforeAll(async () => {
+    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}conn-it.`;
+    kafka = testKafka('connectors-it', { KAFKA_TOPIC_PREFIX: prefix });
+    await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
+    const env = { KAFKA_TOPIC_PREFIX: prefix };
+    // identity and ingestion as the built apps (processes); connectors in-process, so the test can drive its poller.
+    [services, connectorsApp] = await Promise.all([
+      Promise.all([startAppProcess('identity', env), startAppProcess('ingestion', env)]),
+      // Calendar polls are driven by the test (fixed clock); the processor reacts at once to new deliveries.
+      startService(
+        connectorsService,
+        testConfig(ConnectorsConfig, { ...env, CALENDAR_SCHEDULER_INTERVAL_MS: '3600000', WORK_POLL_INTERVAL_MS: '200' }),
+      ),
+    ]);
+    db = connectorsApp.get(DataSource);
+    rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
+    await rpc.start();
+    const run = randomUUID().slice(0, 8);
+    const member = memberWithToken({ workspace: `conn-${run}`, email: `c-${run}@example.com` });
+    actor = { memberId: member.memberId, workspaceId: member.workspaceId, scope: 'full', credential: 'api_token' };
+    feedServer = createServer((req, res) => {
+      if (req.url === '/missing.ics') {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(feedBody);
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+  }, 120_000);
+
+  afterAll(async () => {
+    feedServer?.close();
+    await rpc?.stop();
+    await kafka?.close();
+    await connectorsApp?.close();
+    await Promise.all(services.map((s) => s.stop()));
+  });
+
+  describe('connectors', () => {
+    it('stores secrets only encrypted and never returns them; credentials are report_only tokens', async () => {
+      const c = await create({ kind: 'github', secret: GITHUB_SECRET, account: 'octo-dev' });
+      expect(c).toMatchObject({ kind: 'github', memberId: actor.memberId, status: 'active', hookPath: `/hooks/github/${c.connectorId}` });
+      expect(JSON.stringify(c)).not.toContain(GITHUB_SECRET);
+      const [row] = await db.query<Array<Record<string, string>>>(`SELECT * FROM connectors.connectors WHERE id = $1`, [c.connectorId]);
+      expect(JSON.stringify(row)).not.toContain(GITHUB_SECRET);
+      expect(row.credential_box).not.toMatch(/wt_/);
+      const listed = await rpc.send(ListConnectors, { actor }, { key: actor.memberId });
+      expect(listed.connectors.map((x) => x.connectorId)).toContain(c.connectorId);
+    });
+
+    it('refuses settings a kind does not take or lacks, naming each field', async () => {
+      const err = await rejection(create({ kind: 'github', feedUrl: 'https://example.com/x.ics' }));
+      expect(err.code).toBe(ErrorCode.VALIDATION_FAILED);
+      expect(err.details?.map((d) => d.path).sort()).toEqual(['feed_url', 'secret']);
+      const bad = await rejection(create({ kind: 'calendar', feedUrl: 'ftp://example.com/x.ics' }));
+      expect(bad.details).toEqual([{ path: 'feed_url', issue: 'must be an http, https or webcal URL' }]);
+    });
+
+    it('treats a connector of someone else as missing (D-7)', async () => {
+      const c = await create({ kind: 'slack', secret: SLACK_SECRET });
+      const stranger: ActorV1 = { ...actor, memberId: randomUUID() };
+      const err = await rejection(rpc.send(ListDeliveries, { actor: stranger, connectorId: c.connectorId, limit: 10 }, { key: 'x' }));
+      expect(err.code).toBe(ErrorCode.NOT_FOUND);
+    });
+  });
+
+  describe('GitHub webhooks', () => {
+    let github: ConnectorV1;
+    const push = loadFixture('github', 'push').raw;
+    const headers = (raw: Buffer, delivery: string, event = 'push'): WebhookHeadersV1 => ({
+      contentType: 'application/json',
+      githubEvent: event,
+      githubDelivery: delivery,
+      githubSignature256: signGithub(GITHUB_SECRET, raw),
+    });
+
+    beforeAll(async () => {
+      github = await create({ kind: 'github', secret: GITHUB_SECRET });
+    });
+
+    it('stores a signed push as a github event, and a redelivery only once', async () => {
+      const delivery = randomUUID();
+      const first = await receive('github', github.connectorId, push, headers(push, delivery));
+      expect(first.outcome).toBe('accepted');
+      await settled(github.connectorId, 1);
+      const again = await receive('github', github.connectorId, push, headers(push, delivery));
+      expect(again.outcome).toBe('accepted');
+      await settled(github.connectorId, 2);
+
+      const log = await deliveries(github.connectorId);
+      expect(log.map((d) => [d.providerDeliveryId, d.state, d.eventsAccepted, d.eventsDeduplicated])).toEqual([
+        [delivery, 'ingested', 0, 1],
+        [delivery, 'ingested', 1, 0],
+      ]);
+      const stored = (await events('github')).filter((e) => e.externalId === `${delivery}:0`);
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ sourceType: 'github', eventType: 'push' });
+      expect(JSON.stringify(stored[0].payload)).not.toContain(FIXTURE_TOKEN);
+    });
+
+    it('refuses a tampered body or a wrong signature with 401 and stores nothing', async () => {
+      const before = (await deliveries(github.connectorId)).length;
+      const tampered = Buffer.from(push.toString('utf8').replace('"forced": false', '"forced": true '));
+      expect(tampered.equals(push)).toBe(false);
+      const err = await rejection(receive('github', github.connectorId, tampered, headers(push, randomUUID())));
+      expect(err.code).toBe(ErrorCode.UNAUTHENTICATED);
+      const wrong = await rejection(
+        receive('github', github.connectorId, push, {
+          ...headers(push, randomUUID()),
+          githubSignature256: signGithub('not-the-secret', push),
+        }),
+      );
+      expect(wrong.code).toBe(ErrorCode.UNAUTHENTICATED);
+      const missing = await rejection(
+        receive('github', github.connectorId, push, { ...headers(push, randomUUID()), githubSignature256: undefined }),
+      );
+      expect(missing.code).toBe(ErrorCode.UNAUTHENTICATED);
+      expect(await deliveries(github.connectorId)).toHaveLength(before);
+    });
+
+    it('acknowledges an unmapped event type and logs it as ignored', async () => {
+      const issue = loadFixture('github', 'issues.opened').raw;
+      const ack = await receive('github', github.connectorId, issue, headers(issue, randomUUID(), 'issues'));
+      expect(ack.outcome).toBe('ignored');
+      const [latest] = await deliveries(github.connectorId);
+      expect(latest).toMatchObject({ providerEvent: 'issues', state: 'ignored', eventsMapped: 0 });
+      expect(latest.detail).toMatch(/issues/);
+    });
+
+    it('answers 404 for an unknown connector or the wrong provider, and for a deleted one', async () => {
+      expect((await rejection(receive('github', randomUUID(), push, headers(push, randomUUID())))).code).toBe(ErrorCode.NOT_FOUND);
+      const slack = await create({ kind: 'slack', secret: SLACK_SECRET });
+      expect((await rejection(receive('github', slack.connectorId, push, headers(push, randomUUID())))).code).toBe(ErrorCode.NOT_FOUND);
+      const doomed = await create({ kind: 'github', secret: GITHUB_SECRET });
+      await rpc.send(DeleteConnector, { actor, connectorId: doomed.connectorId }, { key: actor.memberId });
+      expect((await rejection(receive('github', doomed.connectorId, push, headers(push, randomUUID())))).code).toBe(ErrorCode.NOT_FOUND);
+    });
+  });
+
+  describe('Slack Events API', () => {
+    let slack: ConnectorV1;
+    const now = (): number => Math.floor(Date.now() / 1000);
+    const headers = (raw: Buffer, ts = now(), retry?: number): WebhookHeadersV1 => ({
+      contentType: 'application/json',
+      slackTimestamp: String(ts),
+      slackSignature: signSlack(SLACK_SECRET, ts, raw),
+      ...(retry !== undefined ? { slackRetryNum: String(retry), slackRetryReason: 'http_timeout' } : {}),
+    });
+
+    beforeAll(async () => {
+      slack = await create({ kind: 'slack', secret: SLACK_SECRET });
+    });
+
+    it('answers the url_verification challenge', async () => {
+      const { raw, json } = loadFixture('slack', 'url_verification');
+      const ack = await receive('slack', slack.connectorId, raw, headers(raw));
+      expect(ack).toMatchObject({ outcome: 'challenge', challenge: (json as { challenge: string }).challenge });
+    });
+
+    it('stores a message as metadata only, and a retry once (event_id)', async () => {
+      const raw = Buffer.from(JSON.stringify({ ...(loadFixture('slack', 'message').json as object), event_id: `Ev${randomUUID()}` }));
+      await receive('slack', slack.connectorId, raw, headers(raw));
+      await receive('slack', slack.connectorId, raw, headers(raw, now(), 1));
+      await settled(slack.connectorId, 2);
+      const log = await deliveries(slack.connectorId);
+      expect(log.slice(0, 2).map((d) => [d.retryNum, d.eventsAccepted, d.eventsDeduplicated])).toEqual([
+        [1, 0, 1],
+        [null, 1, 0],
+      ]);
+      const stored = await events('slack');
+      expect(stored.filter((e) => e.eventType === 'chat.message')).toHaveLength(1);
+      expect(JSON.stringify(stored)).not.toContain('rotate it after the demo');
+      expect(JSON.stringify(stored)).not.toContain(FIXTURE_TOKEN);
+    });
+
+    it('refuses a timestamp outside the 5-minute window even when correctly signed', async () => {
+      const { raw } = loadFixture('slack', 'reaction_added');
+      const err = await rejection(receive('slack', slack.connectorId, raw, headers(raw, now() - 301)));
+      expect(err.code).toBe(ErrorCode.UNAUTHENTICATED);
+      expect(err.message).toMatch(/5-minute/);
+    });
+  });
+
+  describe('calendar feeds', () => {
+    let calendar: ConnectorV1;
+    const poll = (at: string) => connectorsApp.get(CalendarPoller).poll(calendar.connectorId, new Date(at));
+
+    beforeAll(async () => {
+      const { port } = feedServer.address() as AddressInfo;
+      calendar = await create({ kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/team.ics?token=private-feed-token` });
+    });
+
+    it('shows the feed only as scheme and host', () => {
+      expect(calendar.feedUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…$/);
+      expect(JSON.stringify(calendar)).not.toContain('private-feed-token');
+    });
+
+    it('turns started meetings into calendar.meeting events (recurrence, exception, cancellation), then changes into .updated/.cancelled', async () => {
+      feedBody = readCalendarFixture('team.ics');
+      await poll('2026-11-20T12:00:00Z');
+      await settled(calendar.connectorId, 1);
+      const first = await events('calendar');
+      const titles = first.map((e) => e.payload.title);
+      expect(titles).toContain('Team standup (after the all-hands)'); // the moved Monday instance
+      expect(titles).toContain('Design review: connectors');
+      expect(first.map((e) => e.occurredAt)).not.toContain('2026-11-18T08:30:00.000Z'); // EXDATE
+      expect(first.every((e) => e.eventType === 'calendar.meeting')).toBe(true);
+      expect(first.every((e) => Date.parse(e.occurredAt) <= Date.parse('2026-11-20T12:00:00Z'))).toBe(true); // only started ones
+      expect(JSON.stringify(first)).not.toMatch(/zoom|pwd=/i);
+
+      await poll('2026-11-20T12:05:00Z'); // same feed: nothing new
+      expect((await deliveries(calendar.connectorId)).filter((d) => d.state !== 'failed')).toHaveLength(1);
+
+      feedBody = readCalendarFixture('team-updated.ics');
+      await poll('2026-11-20T13:00:00Z');
+      await settled(calendar.connectorId, 2);
+      const types = (await events('calendar')).map((e) => e.eventType);
+      expect(types).toContain('calendar.meeting.updated');
+      expect(types).toContain('calendar.meeting.cancelled');
+    });
+
+    it('marks the connector unhealthy on a malformed feed and keeps the last good state', async () => {
+      const before = (await events('calendar')).length;
+      feedBody = readCalendarFixture('malformed.ics');
+      await poll('2026-11-20T14:00:00Z');
+      const [listed] = (await rpc.send(ListConnectors, { actor }, { key: actor.memberId })).connectors.filter(
+        (c) => c.connectorId === calendar.connectorId,
+      );
+      expect(listed.status).toBe('unhealthy');
+      expect(listed.lastError).toMatch(/^malformed feed: /);
+      const [failed] = await deliveries(calendar.connectorId);
+      expect(failed).toMatchObject({ state: 'failed', providerEvent: 'poll' });
+
+      feedBody = readCalendarFixture('team-updated.ics'); // back to good: nothing was taken as cancelled meanwhile
+      await poll('2026-11-20T14:05:00Z');
+      expect((await events('calendar')).length).toBe(before);
+      const [healthy] = (await rpc.send(ListConnectors, { actor }, { key: actor.memberId })).connectors.filter(
+        (c) => c.connectorId === calendar.connectorId,
+      );
+      expect(healthy).toMatchObject({ status: 'active', lastError: null });
+    });
+  });
+});
