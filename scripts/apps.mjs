@@ -5,5 +5,13 @@ import { join } from 'node:path';
 
 export const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
 export const APPS = ['gateway', ...SERVICES];
-export const DEFAULT_PORTS = { gateway: 3000, identity: 3101, ingestion: 3102, correlation: 3103, sessions: 3104, plate: 3105, connectors: 3106 };
+export const DEFAULT_PORTS = {
+  gateway: 3000,
+  identity: 3101,
+  ingestion: 3102,
+  correlation: 3103,
+  sessions: 3104,
+  plate: 3105,
+  connectors: 3106,
+};
 export const mainOf = (root, app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
