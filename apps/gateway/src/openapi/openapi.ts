@@ -34,6 +34,9 @@ const TAGS: Record<string, string> = {
   Activity: 'Activity events: ingestion (D-15 … D-20) and the timeline (D-21).',
   Sessions: 'Work sessions (D-22 … D-30).',
   Plate: "Items on a teammate's daily plate (D-32 … D-35).",
+  Connectors:
+    'Built-in connectors (D-36): GitHub and Slack webhooks and ICS calendar feeds, written as a member through the same ingestion path. ' +
+    'Providers deliver to `POST /hooks/github/{connector_id}` and `POST /hooks/slack/{connector_id}` on the gateway, outside `/v1`, authenticated by their signatures.',
 };
 
 const DESCRIPTION = [
