@@ -158,7 +158,14 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; details: Array<{ path: string }> } };
     expect(body.error.code).toBe('UNAVAILABLE');
-    expect(body.error.details.map((d) => d.path).sort()).toEqual(['connectors', 'correlation', 'identity', 'ingestion', 'plate', 'sessions']);
+    expect(body.error.details.map((d) => d.path).sort()).toEqual([
+      'connectors',
+      'correlation',
+      'identity',
+      'ingestion',
+      'plate',
+      'sessions',
+    ]);
     expect(elapsed).toBeLessThan(1500 + 1500);
   });
 
