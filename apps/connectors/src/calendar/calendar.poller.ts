@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { ConnectorsConfig } from '../connectors.config';
 import { ConnectorsRepository } from '../connectors/connectors.repository';
-import { parseFeedUrl } from '../connectors/connectors.service';
 import type { ConnectorEntity } from '../connectors/entities/connector.entity';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { DeliveryProcessor } from '../deliveries/delivery.processor';
@@ -12,6 +11,7 @@ import { SecretBox } from '../secrets/secret-box';
 import { WorkLoop } from '../work/work-loop';
 import { planCalendarEvents } from './calendar.mapper';
 import { FeedFetcher, FeedFetchError } from './feed-fetcher';
+import { parseFeedUrl } from './feed-url';
 import { expandInstances, IcsParseError, parseIcsFeed } from './ics-feed';
 
 const BATCH = 5;
@@ -45,15 +45,11 @@ export class CalendarPoller implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.logger = logger.child({ component: 'calendar-poller' });
     this.loop = new WorkLoop('calendar', config.CALENDAR_SCHEDULER_INTERVAL_MS, () => this.step(), this.logger);
-    const name = 'worktrack_connector_calendar_polls_total';
-    this.polls =
-      (metrics.registry.getSingleMetric(name) as Counter<'outcome'> | undefined) ??
-      new Counter({
-        name,
-        help: 'Calendar feed polls, by outcome (changed, unchanged, failed).',
-        labelNames: ['outcome'],
-        registers: [metrics.registry],
-      });
+    this.polls = metrics.counter(
+      'worktrack_connector_calendar_polls_total',
+      'Calendar feed polls, by outcome (changed, unchanged, failed).',
+      ['outcome'],
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -17,6 +17,7 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { EventWriter } from '../deliveries/event-writer';
 import { CommandClientHost } from '../rpc/command-client.host';
 import { SecretBox } from '../secrets/secret-box';
+import { parseFeedUrl } from '../calendar/feed-url';
 import { ConnectorsRepository } from './connectors.repository';
 import type { ConnectorEntity } from './entities/connector.entity';
 import { presentConnector, presentDelivery } from './connector.presenter';
@@ -163,14 +164,4 @@ function checkSettings(c: CreateConnectorV1): URL | null {
   }
   if (details.length > 0) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
   return feed;
-}
-
-/** `webcal://` is the calendar apps' name for the same feed over HTTPS. */
-export function parseFeedUrl(value: string): URL | null {
-  try {
-    const url = new URL(value.startsWith('webcal://') ? `https://${value.slice('webcal://'.length)}` : value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { ErrorCode } from '@worktrack/contracts';
 import { DomainError, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { ConnectorsConfig } from '../connectors.config';
@@ -38,10 +38,9 @@ export class DeliveryProcessor implements OnApplicationBootstrap, OnModuleDestro
   ) {
     this.logger = logger.child({ component: 'delivery-processor' });
     this.loop = new WorkLoop('deliveries', config.WORK_POLL_INTERVAL_MS, () => this.step(), this.logger);
-    const name = 'worktrack_connector_deliveries_processed_total';
-    this.outcomes =
-      (metrics.registry.getSingleMetric(name) as Counter<'outcome'> | undefined) ??
-      new Counter({ name, help: 'Connector deliveries processed, by outcome.', labelNames: ['outcome'], registers: [metrics.registry] });
+    this.outcomes = metrics.counter('worktrack_connector_deliveries_processed_total', 'Connector deliveries processed, by outcome.', [
+      'outcome',
+    ]);
   }
 
   onApplicationBootstrap(): void {

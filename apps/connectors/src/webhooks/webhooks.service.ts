@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { ErrorCode, type ReceiveWebhookV1, type WebhookAckV1 } from '@worktrack/contracts';
 import { DomainError, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { ConnectorsRepository } from '../connectors/connectors.repository';
@@ -9,6 +9,7 @@ import { DeliveriesRepository, type NewDelivery } from '../deliveries/deliveries
 import { DeliveryProcessor } from '../deliveries/delivery.processor';
 import { verifyGithubSignature } from '../github/github-signature';
 import { mapGithubDelivery } from '../github/github.mapper';
+import { obj, str } from '../mapping/json-read';
 import type { MappingOutcome } from '../mapping/mapped-event';
 import { SecretBox } from '../secrets/secret-box';
 import { verifySlackSignature } from '../slack/slack-signature';
@@ -41,15 +42,11 @@ export class WebhooksService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
   ) {
-    const name = 'worktrack_connector_webhooks_received_total';
-    this.received =
-      (metrics.registry.getSingleMetric(name) as Counter<'provider' | 'outcome'> | undefined) ??
-      new Counter({
-        name,
-        help: 'Webhook deliveries received, by provider and outcome (accepted, ignored, challenge, refused, invalid).',
-        labelNames: ['provider', 'outcome'],
-        registers: [metrics.registry],
-      });
+    this.received = metrics.counter(
+      'worktrack_connector_webhooks_received_total',
+      'Webhook deliveries received, by provider and outcome (accepted, ignored, challenge, refused, invalid).',
+      ['provider', 'outcome'],
+    );
   }
 
   async receive(command: ReceiveWebhookV1): Promise<WebhookAckV1> {
@@ -127,12 +124,12 @@ export class WebhooksService {
     const body = parseBody(raw, contentType);
     const mapped = mapSlackEnvelope({ body, account: connector.account, receivedAt });
     if (mapped.kind === 'url_verification') return { challenge: mapped.challenge };
-    const envelope = isRecord(body) ? body : {};
-    const event = isRecord(envelope.event) ? envelope.event : {};
+    const envelope = obj(body) ?? {};
+    const event = obj(envelope.event) ?? {};
     const retry = slackRetryNum !== undefined ? Number.parseInt(slackRetryNum, 10) : NaN;
     return {
-      providerDeliveryId: typeof envelope.event_id === 'string' ? envelope.event_id : `slack:${randomUUID()}`,
-      providerEvent: typeof event.type === 'string' ? event.type : typeof envelope.type === 'string' ? envelope.type : 'unknown',
+      providerDeliveryId: str(envelope.event_id) ?? `slack:${randomUUID()}`,
+      providerEvent: str(event.type) ?? str(envelope.type) ?? 'unknown',
       retryNum: Number.isInteger(retry) && retry >= 0 ? retry : null,
       outcome: mapped,
     };
@@ -175,8 +172,6 @@ export class WebhooksService {
     return { outcome: 'ignored', deliveryId: delivery.id };
   }
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON, or GitHub's form encoding (`payload=<json>`). Unparseable → 400 INVALID_JSON (D-2). */
 function parseBody(raw: Buffer, contentType: string | undefined): unknown {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { SessionsConfig } from '../sessions.config';
 import { SessionsPublisher } from './sessions.publisher';
@@ -31,10 +31,7 @@ export class SessionsSweeper implements OnApplicationBootstrap, OnModuleDestroy 
     metrics: Metrics,
   ) {
     this.logger = logger.child({ component: 'sessions-sweeper' });
-    const name = 'worktrack_sessions_auto_closed_total';
-    this.autoClosed =
-      (metrics.registry.getSingleMetric(name) as Counter | undefined) ??
-      new Counter({ name, help: 'Live sessions closed at the maximum duration (D-25).', registers: [metrics.registry] });
+    this.autoClosed = metrics.counter('worktrack_sessions_auto_closed_total', 'Live sessions closed at the maximum duration (D-25).');
   }
 
   onApplicationBootstrap(): void {

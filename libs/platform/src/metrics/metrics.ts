@@ -56,4 +56,12 @@ export class Metrics {
       registers: [this.registry],
     });
   }
+
+  /** A feature's counter on this registry: created once, the same one for every later caller (providers can be built twice). */
+  counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return (
+      (this.registry.getSingleMetric(name) as Counter<L> | undefined) ??
+      new Counter<L>({ name, help, labelNames: [...labelNames], registers: [this.registry] })
+    );
+  }
 }
