@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createServiceDataSource, ensureDatabase, migrate } from '../src';
 
@@ -15,6 +16,26 @@ class CreateThings1700000000000 implements MigrationInterface {
     await q.query(`DROP TABLE "${schema}"."things"`);
   }
 }
+
+describe('ensureDatabase()', () => {
+  it('creates a missing database once when several processes start together (npm run migrate)', async () => {
+    const base = new URL(process.env.DATABASE_URL ?? '');
+    const name = `wt_create_race_${randomUUID().slice(0, 8)}`;
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const admin = new Client({ connectionString: base.toString() });
+    await admin.connect();
+    try {
+      await expect(Promise.all(Array.from({ length: 6 }, () => ensureDatabase(url.toString())))).resolves.toHaveLength(6);
+      const rows = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_database WHERE datname = $1', [name]);
+      expect(Number(rows.rows[0].n)).toBe(1);
+      await expect(ensureDatabase(url.toString())).resolves.toBeUndefined();
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await admin.end();
+    }
+  });
+});
 
 describe('migrate()', () => {
   it('lets several processes migrate one schema at once: each migration runs exactly once', async () => {

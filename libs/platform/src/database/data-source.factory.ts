@@ -62,11 +62,17 @@ export async function ensureDatabase(url: string): Promise<void> {
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE "${name}"`);
+    // Processes started together (`npm run migrate` runs every service's at
+    // once) take turns: a CREATE DATABASE racing another fails with a unique
+    // violation on pg_database (23505), not with 42P04.
+    await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`worktrack.create-database:${name}`]);
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
   } catch (err) {
-    if ((err as { code?: string }).code !== '42P04') throw err; // 42P04: created meanwhile
+    const code = (err as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw err; // created meanwhile by a process not using the lock
   } finally {
-    await client.end();
+    await client.end(); // ends the session, so releases its advisory lock
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig, ServiceConfig } from '../config/base.config';
-import { createServiceDataSource, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
+import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
 import { HealthController } from '../health/health.controller';
 import { ReadinessService } from '../health/readiness.service';
 import { KafkaClient } from '../kafka/kafka.client';
@@ -95,6 +95,8 @@ export class PlatformModule {
             poolSize: config.DATABASE_POOL_SIZE,
             applicationName: `${app}.${config.INSTANCE_ID}`.slice(0, 63),
           });
+          // MIGRATE_ON_START is for development, tests and benches: a fresh machine has no database yet.
+          if (config.MIGRATE_ON_START) await ensureDatabase(config.DATABASE_URL);
           await dataSource.initialize();
           refs.dataSource = dataSource;
           if (config.MIGRATE_ON_START) {
