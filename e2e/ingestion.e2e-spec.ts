@@ -224,7 +224,7 @@ describe('activity ingestion end to end', () => {
       await new Promise((r) => setTimeout(r, 1_000));
       expect(published.flat().filter((id) => id === retry.body.data.event_ids[0])).toHaveLength(1);
     } finally {
-      await reader.disconnect();
+      await reader.stop();
       await kafka.close();
     }
   });

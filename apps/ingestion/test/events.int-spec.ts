@@ -10,7 +10,7 @@ import {
   type ActorV1,
   type ActivityEventInputV1,
 } from '@worktrack/contracts';
-import { CommandClient, DomainError, startService } from '@worktrack/platform';
+import { CommandClient, DomainError, startService, type RunningConsumer } from '@worktrack/platform';
 import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
 import { ingestionService } from '../src/ingestion.service-definition';
@@ -35,7 +35,7 @@ describe('ingestion: activity events', () => {
   let kafka: TestKafka;
   let rpc: CommandClient;
   const stored: Array<{ memberId: string; eventIds: string[]; requestId?: string }> = [];
-  let reader: { disconnect: () => Promise<void> };
+  let reader: RunningConsumer;
 
   const ingest = (actor: ActorV1, events: ActivityEventInputV1[]) =>
     rpc.send(IngestEvents, { actor, receivedAt: new Date().toISOString(), events }, { key: actor.memberId });
@@ -60,7 +60,7 @@ describe('ingestion: activity events', () => {
   });
 
   afterAll(async () => {
-    await reader?.disconnect();
+    await reader?.stop();
     await rpc?.stop();
     await kafka?.close();
     await app?.close();

@@ -30,6 +30,7 @@ import {
   Metrics,
   readHeaders,
   startService,
+  type RunningConsumer,
 } from '@worktrack/platform';
 import { eventually, testConfig, type TestKafka } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
@@ -71,7 +72,7 @@ describe('sessions: work sessions', () => {
   let kafka: TestKafka;
   let rpc: CommandClient;
   let db: DataSource;
-  let reader: { disconnect: () => Promise<void> };
+  let reader: RunningConsumer;
   const published: Published[] = [];
 
   const send = {
@@ -153,7 +154,7 @@ describe('sessions: work sessions', () => {
   });
 
   afterAll(async () => {
-    await reader?.disconnect();
+    await reader?.stop();
     await rpc?.stop();
     await kafka?.close();
     await app?.close();

@@ -33,6 +33,10 @@ export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSou
     extra: {
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
+      // pg's default closes a connection after 10 s idle: under bursty load the pool
+      // shrank and regrew, and each new backend's first statements paid its start-up
+      // and catalog warm-up on the request path. Connections stay while there is traffic.
+      idleTimeoutMillis: 300_000,
       // Also set on every connection, so unqualified names resolve to the schema.
       options: `-c search_path=${opts.schema}`,
     },

@@ -12,6 +12,7 @@ import {
 import { topicName, type TopicDefinition } from '@worktrack/contracts';
 import type { AppConfig } from '../config/base.config';
 import type { AppLogger } from '../logging/logger';
+import { PeriodicCommits } from './periodic-commits';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -31,7 +32,21 @@ export interface StartConsumerOptions {
   concurrency: number;
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
+  /**
+   * Commit handled offsets every this many ms (PeriodicCommits) instead of
+   * after every fetched batch; for the request/reply path, where that commit
+   * sat between one fetch and the next.
+   */
+  commitIntervalMs?: number;
   eachMessage: EachMessageHandler;
+}
+
+/** A consumer that joined its group and runs. */
+export interface RunningConsumer {
+  /** The kafkajs consumer, for its instrumentation events. */
+  readonly consumer: Consumer;
+  /** Stops fetching; handlers in flight finish and their offsets are committed; leaves the group. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -49,7 +64,7 @@ export class KafkaClient {
   constructor(
     readonly app: string,
     private readonly config: AppConfig,
-    logger: AppLogger,
+    private readonly logger: AppLogger,
   ) {
     const kafkaLogger = logger.child({ component: 'kafkajs' });
     this.kafka = new Kafka({
@@ -134,7 +149,7 @@ export class KafkaClient {
   }
 
   /** Creates, subscribes and runs a consumer; resolves once it joined its group and holds its partitions. */
-  async startConsumer(options: StartConsumerOptions): Promise<Consumer> {
+  async startConsumer(options: StartConsumerOptions): Promise<RunningConsumer> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: options.sessionTimeoutMs ?? 10_000,
@@ -145,17 +160,23 @@ export class KafkaClient {
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
     const joined = waitForJoin(consumer);
-    await consumer.run({ partitionsConsumedConcurrently: options.concurrency, eachMessage: options.eachMessage });
+    const commits = options.commitIntervalMs ? new PeriodicCommits(consumer, options.commitIntervalMs, this.logger) : undefined;
+    commits?.start();
+    await consumer.run({
+      partitionsConsumedConcurrently: options.concurrency,
+      autoCommit: !commits,
+      eachMessage: commits ? commits.wrap(options.eachMessage) : options.eachMessage,
+    });
     await joined;
-    return consumer;
+    return { consumer, stop: () => (commits ? commits.stop(options.topics) : consumer.disconnect()) };
   }
 
   /**
    * Stops a consumer whose group belongs to this replica alone (reply and
    * broadcast feeds) and deletes the group rather than leaving it to expire.
    */
-  async stopPrivateConsumer(consumer: Consumer | undefined, groupId: string): Promise<void> {
-    await consumer?.disconnect();
+  async stopPrivateConsumer(consumer: RunningConsumer | undefined, groupId: string): Promise<void> {
+    await consumer?.stop();
     try {
       await (await this.admin()).deleteGroups([groupId]);
     } catch {

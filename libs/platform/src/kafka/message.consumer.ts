@@ -1,9 +1,9 @@
-import type { Consumer, EachMessagePayload, KafkaMessage } from 'kafkajs';
+import type { EachMessagePayload, KafkaMessage } from 'kafkajs';
 import { ContractViolation, Header, parsePayload, Topics, type MessageContract } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
-import type { KafkaClient } from './kafka.client';
+import type { KafkaClient, RunningConsumer } from './kafka.client';
 import { decodeJson, messageMeta, type MessageMeta } from './message';
 
 export type MessageHandler<T> = (payload: T, meta: MessageMeta) => Promise<void>;
@@ -42,7 +42,7 @@ const isPermanent = (err: unknown): boolean => err instanceof ContractViolation 
 export class MessageConsumer {
   private readonly registrations = new Map<string, Registration>();
   private readonly knownTypes = new Set<string>();
-  private consumer?: Consumer;
+  private consumer?: RunningConsumer;
   private lagTimer?: NodeJS.Timeout;
 
   constructor(
@@ -102,7 +102,7 @@ export class MessageConsumer {
     clearInterval(this.lagTimer);
     const consumer = this.consumer;
     this.consumer = undefined;
-    await consumer?.disconnect();
+    await consumer?.stop();
   }
 
   private async onMessage(payload: EachMessagePayload): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, EachMessagePayload } from 'kafkajs';
+import type { EachMessagePayload } from 'kafkajs';
 import {
   ContractViolation,
   ErrorCode,
@@ -12,7 +12,8 @@ import {
   type ReplyBody,
 } from '@worktrack/contracts';
 import { DomainError, UnavailableError } from '../errors/domain-error';
-import type { KafkaClient } from '../kafka/kafka.client';
+import type { KafkaClient, RunningConsumer } from '../kafka/kafka.client';
+import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
 import { decodeJson, readHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
@@ -54,7 +55,7 @@ const PROBE = 'probe:';
  */
 export class CommandClient {
   private readonly pending = new Map<string, Pending>();
-  private consumer?: Consumer;
+  private consumer?: RunningConsumer;
   private accepting = false;
 
   constructor(
@@ -87,6 +88,7 @@ export class CommandClient {
       fromBeginning: false,
       concurrency: this.replies.partitions,
       sessionTimeoutMs: this.options.sessionTimeoutMs,
+      commitIntervalMs: REQUEST_REPLY_COMMIT_INTERVAL_MS,
       eachMessage: (payload) => this.onReply(payload),
     });
     await this.probe();

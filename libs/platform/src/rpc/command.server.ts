@@ -1,7 +1,8 @@
-import type { Consumer, EachMessagePayload } from 'kafkajs';
+import type { EachMessagePayload } from 'kafkajs';
 import { ErrorCode, Header, parsePayload, toWire, Topics, type CommandContract, type ReplyBody, type TopicKey } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
-import type { KafkaClient } from '../kafka/kafka.client';
+import type { KafkaClient, RunningConsumer } from '../kafka/kafka.client';
+import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
 import { decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
@@ -34,7 +35,7 @@ interface Registration {
  */
 export class CommandServer {
   private readonly registrations = new Map<string, Registration>();
-  private consumer?: Consumer;
+  private consumer?: RunningConsumer;
 
   constructor(
     private readonly client: KafkaClient,
@@ -63,6 +64,7 @@ export class CommandServer {
       fromBeginning: true,
       concurrency: this.options.concurrency ?? Topics[this.options.topic].partitions,
       sessionTimeoutMs: this.options.sessionTimeoutMs,
+      commitIntervalMs: REQUEST_REPLY_COMMIT_INTERVAL_MS,
       eachMessage: (payload) => this.onCommand(payload),
     });
   }
@@ -71,7 +73,7 @@ export class CommandServer {
   async stop(): Promise<void> {
     const consumer = this.consumer;
     this.consumer = undefined;
-    await consumer?.disconnect();
+    await consumer?.stop();
   }
 
   private async onCommand({ topic, partition, message }: EachMessagePayload): Promise<void> {
