@@ -15,9 +15,9 @@ export function platformTestClient(name: string, prefix: string): KafkaClient {
   return new KafkaClient(name, config, createLogger(name, process.env.LOG_LEVEL ?? 'silent', config.INSTANCE_ID));
 }
 
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -35,8 +35,19 @@ function setup() {
     actor: { memberId: `m-${tokenId}`, workspaceId: 'w-1', scope: 'full', credential: 'api_token' },
   });
   const settle = () => new Promise((r) => setImmediate(r));
-  return { verifier, send, calls, ok, settle };
+  /** A verified token, used again at 80 % of its TTL: past its refresh point, so that use sent calls[1]. */
+  const usedPastRefreshPoint = async (): Promise<void> => {
+    const first = verifier.verify(TOKEN);
+    calls[0].answer(ok(calls[0].tokenId));
+    await first;
+    jest.advanceTimersByTime(TTL * 0.8);
+    await verifier.verify(TOKEN);
+  };
+  return { verifier, send, calls, ok, settle, usedPastRefreshPoint };
 }
+
+const refused = () => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
+const away = () => new DomainError(ErrorCode.UNAVAILABLE, 'The service did not answer within 5000 ms.');
 
 describe('ApiTokenVerifier cache', () => {
   beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] }));
@@ -77,39 +88,31 @@ describe('ApiTokenVerifier cache', () => {
   });
 
   it('drops the entry when the background re-verification is refused', async () => {
-    const { verifier, send, calls, ok, settle } = setup();
-    const first = verifier.verify(TOKEN);
-    calls[0].answer(ok(calls[0].tokenId));
-    await first;
-    jest.advanceTimersByTime(TTL * 0.8);
-    await verifier.verify(TOKEN);
-    calls[1].answer(new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.'));
+    const { verifier, send, calls, settle, usedPastRefreshPoint } = setup();
+    await usedPastRefreshPoint();
+    calls[1].answer(refused());
     await settle();
 
     const next = verifier.verify(TOKEN);
     expect(send).toHaveBeenCalledTimes(3); // not served from the cache
-    calls[2].answer(new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.'));
+    calls[2].answer(refused());
     await expect(next).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
   });
 
   it('keeps serving until the TTL when identity is away during a refresh, then asks on the request path', async () => {
-    const { verifier, send, calls, ok, settle } = setup();
-    const first = verifier.verify(TOKEN);
-    calls[0].answer(ok(calls[0].tokenId));
-    await first;
-    jest.advanceTimersByTime(TTL * 0.8);
-    await verifier.verify(TOKEN);
-    calls[1].answer(new DomainError(ErrorCode.UNAVAILABLE, 'The service did not answer within 5000 ms.'));
+    const { verifier, send, calls, settle, usedPastRefreshPoint } = setup();
+    await usedPastRefreshPoint();
+    calls[1].answer(away());
     await settle();
     await expect(verifier.verify(TOKEN)).resolves.toMatchObject({ memberId: `m-${calls[0].tokenId}` });
     expect(send).toHaveBeenCalledTimes(3); // that use tried again in the background
-    calls[2].answer(new DomainError(ErrorCode.UNAVAILABLE, 'The service did not answer within 5000 ms.'));
+    calls[2].answer(away());
     await settle();
 
     jest.advanceTimersByTime(TTL * 0.3); // past the TTL
     const late = verifier.verify(TOKEN);
     expect(send).toHaveBeenCalledTimes(4);
-    calls[3].answer(new DomainError(ErrorCode.UNAVAILABLE, 'The service did not answer within 5000 ms.'));
+    calls[3].answer(away());
     await expect(late).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
   });
 
@@ -122,7 +125,7 @@ describe('ApiTokenVerifier cache', () => {
     await pending; // this request was verified before the revocation
     const next = verifier.verify(TOKEN);
     expect(send).toHaveBeenCalledTimes(2); // but nothing was cached from it
-    calls[1].answer(new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.'));
+    calls[1].answer(refused());
     await expect(next).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
   });
 });
