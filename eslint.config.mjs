@@ -1,16 +1,33 @@
 // Type-aware lint with zero warnings (npm run lint), and the architecture as
-// rules: Nx module boundaries keep apps from importing each other; apps may
-// use contracts, platform and testing; platform may use contracts only.
+// rules (CONTRIBUTING.md): Nx module boundaries keep apps from importing each
+// other (one scope per app, each depending on itself and the shared libs
+// only); apps may use contracts, platform, testing and the SDK; platform may
+// use contracts only; the SDK nothing; a consumer or controller never imports
+// a repository.
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+
+const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
 
 const noFocusOrSkip = ['it', 'test', 'describe'].flatMap((object) =>
   ['only', 'skip', 'todo'].map((property) => ({ object, property, message: 'No focused, skipped or todo tests in main.' })),
 );
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.infra/**', '.nx/**', 'coverage/**'] },
+  // The SDK's generated types (npm run generate:sdk) are checked for staleness, not linted; openapi-client/ is
+  // type-checked against types generated at test time (apps/gateway/test/openapi-client.int-spec.ts).
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.infra/**',
+      '.nx/**',
+      'coverage/**',
+      'libs/sdk/src/generated/**',
+      'apps/gateway/test/openapi-client/**',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -24,11 +41,27 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing', 'type:sdk', 'type:mcp'],
+            },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing', 'type:sdk'] },
+            // The SDK is published on its own: it stands alone (its error codes are generated from contracts, not imported).
+            { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [] },
+            // apps/mcp: the MCP server (a client of the public API through the SDK), run over stdio and mounted by the gateway at /mcp.
+            { sourceTag: 'type:mcp', onlyDependOnLibsWithTags: ['type:sdk'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
+            // One rule per app: its own scope and the shared libs, never another app.
+            // The gateway also mounts the MCP server at /mcp (scope:mcp).
+            ...APPS.map((app) => ({
+              sourceTag: `scope:${app}`,
+              onlyDependOnLibsWithTags: [`scope:${app}`, 'scope:shared', ...(app === 'gateway' ? ['scope:mcp'] : [])],
+            })),
+            { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:mcp', 'scope:shared'] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:mcp'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
       ],
@@ -45,6 +78,23 @@ export default tseslint.config(
         { name: 'fdescribe', message: 'No focused tests.' },
         { name: 'xit', message: 'No skipped tests.' },
         { name: 'xdescribe', message: 'No skipped tests.' },
+      ],
+    },
+  },
+  {
+    // Thin layers: a Kafka consumer or an HTTP controller hands its message to a service; only services use repositories.
+    files: ['apps/**/*.consumer.ts', 'apps/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/*.repository', './*.repository'],
+              message: 'A consumer or controller calls its service; only services use repositories.',
+            },
+          ],
+        },
       ],
     },
   },

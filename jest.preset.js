@@ -19,12 +19,24 @@ module.exports = {
         sourceMaps: 'inline',
       },
     ],
+    // request-filtering-agent ships only as an ES module: Node loads it with require, jest's module system needs it compiled.
+    '^.+/node_modules/request-filtering-agent/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    // Likewise the ES modules openapi-typescript requires (the SDK generator's staleness test runs it).
+    '^.+/node_modules/(parse-json|index-to-position|supports-color|change-case)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: [
+    '/node_modules/(?!request-filtering-agent/|openapi-typescript/node_modules/|parse-json/|index-to-position/|supports-color/|change-case/)',
+  ],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@worktrack/contracts$': path.join(__dirname, 'libs/contracts/src/index.ts'),
     '^@worktrack/platform$': path.join(__dirname, 'libs/platform/src/index.ts'),
     '^@worktrack/testing$': path.join(__dirname, 'libs/testing/src/index.ts'),
+    '^@worktrack/sdk$': path.join(__dirname, 'libs/sdk/src/index.ts'),
+    '^@worktrack/mcp$': path.join(__dirname, 'apps/mcp/src/index.ts'),
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.infra/'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.infra/'],

@@ -16,6 +16,12 @@
  * unlinked backlog take to reach zero; and the ceiling — the same number of
  * rows inserted straight into Postgres from one process with multi-row
  * INSERTs (100 rows a statement) into a scratch copy of the table.
+ *
+ * CPU (issue 17): the CPU milliseconds each process of the stack spent per
+ * 100-event batch over the measured window (bench/cpu-sampler.ts: the apps,
+ * every postgres process, the broker, redis), and the total. When the bench
+ * starts the stack itself, the apps listen on free ports (BENCH_URL's port for
+ * the gateway), so a stack on the default ports is left alone.
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, hostname } from 'node:os';
@@ -26,6 +32,7 @@ import { join } from 'node:path';
 import { Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
 import { memberWithToken, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,7 +44,12 @@ const MEMBERS = arg('members', 30);
 const BATCH = 100;
 /** `--ingest-only`: no sessions and no correlation (the ingestion pipeline alone). */
 const INGEST_ONLY = process.argv.includes('--ingest-only');
-const DEFAULT_PORTS = { identity: 3101, ingestion: 3102, correlation: 3103, sessions: 3104 } as const;
+const DEFAULT_PORTS = {
+  identity: 3101,
+  ingestion: Number(process.env.BENCH_INGESTION_PORT ?? 3102),
+  correlation: 3103,
+  sessions: 3104,
+} as const;
 const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
 
 /** A Prometheus histogram's cumulative bucket counts. */
@@ -103,7 +115,7 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
     for (const app of INGEST_ONLY
       ? (['identity', 'ingestion'] as const)
       : (['identity', 'ingestion', 'sessions', 'correlation'] as const)) {
-      started.push(await startAppProcess(app, { LOG_LEVEL: 'warn', HTTP_PORT: String(DEFAULT_PORTS[app]) }));
+      started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
     }
     started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
     return started;
@@ -176,8 +188,11 @@ async function main(): Promise<void> {
       });
       if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
     }
-    const ingestionMetrics = (): Promise<string> => fetch(`http://127.0.0.1:${DEFAULT_PORTS.ingestion}/metrics`).then((r) => r.text());
+    const ingestionUrl = started.find((p) => p.app === 'ingestion')?.url ?? `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
+    const ingestionMetrics = (): Promise<string> => fetch(`${ingestionUrl}/metrics`).then((r) => r.text());
     const metricsBefore = await ingestionMetrics();
+    const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
+    const cpuWindow = await sampler.start();
     let seq = 0;
     const result = await autocannon({
       url: `${base}/v1/activity/events`,
@@ -224,6 +239,8 @@ async function main(): Promise<void> {
       if (linkedMs < 0 && (await unlinked()) === 0) linkedMs = Date.now() - loadEnded;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The window closes once correlation caught up: every batch's whole cost (link included) is in it.
+    const cpu = await cpuWindow.end();
     await db.end();
     await kafka.close();
     const delay = histogramP99(metricsBefore, await ingestionMetrics(), 'worktrack_link_delay_seconds');
@@ -251,6 +268,11 @@ async function main(): Promise<void> {
       `  ceiling   ${ceilingPerSecond.toFixed(0).padStart(7)} rows/s  (one process, multi-row INSERT of 100 rows, same table and indexes)`,
     );
     console.log(`  ratio     ${(eventsPerSecond / ceilingPerSecond).toFixed(2)}  (pipeline / ceiling)`);
+    console.log(`  cpu over ${cpu.seconds.toFixed(1)} s: the load${INGEST_ONLY ? '' : ' and the catch-up until every event was linked'}:`);
+    for (const line of formatCpu(cpu, ok, 'batch')) console.log(line);
+    console.log(
+      `cpu_ms_per_unit=${(cpu.totalMs / Math.max(ok, 1)).toFixed(2)} unit="batch of ${BATCH} events" rate_per_s=${eventsPerSecond.toFixed(0)} p99_ms=${result.latency.p99} errors=${errors}`,
+    );
   } finally {
     await Promise.all(started.map((p) => p.stop()));
   }

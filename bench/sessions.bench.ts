@@ -18,6 +18,9 @@
  * leave on time (its member still waits for the previous answer) is timed
  * from when it was due, so queueing shows in the figures instead of
  * slowing the load down. Plain node:http with a keep-alive agent.
+ *
+ * CPU (issue 17): the CPU milliseconds each process of the stack spent per
+ * command over the measured window (bench/cpu-sampler.ts), and the total.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +28,7 @@ import { Agent, request } from 'node:http';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -162,7 +166,7 @@ async function ensureStack(): Promise<AppProcess[]> {
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-function report(samples: Sample[], wallSeconds: number): void {
+function report(samples: Sample[], wallSeconds: number, cpu: CpuWindow): void {
   const measured = samples.filter((s) => s.measured);
   const row = (label: string, group: Sample[]): string => {
     const ms = group.map((s) => s.ms).sort((a, b) => a - b);
@@ -204,6 +208,12 @@ function report(samples: Sample[], wallSeconds: number): void {
   );
   const ok = p99 <= 50 && statuses.size === 0;
   console.log(`  target p99 <= 50 ms at ${RATE} req/s, no errors: ${ok ? 'met' : 'NOT met'} (p99 ${p99.toFixed(1)} ms)`);
+  console.log(`  cpu over the ${cpu.seconds.toFixed(1)} s measured:`);
+  for (const line of formatCpu(cpu, measured.length, 'command')) console.log(line);
+  const errors = measured.filter((s) => s.status >= 500 || s.status === 0).length;
+  console.log(
+    `cpu_ms_per_unit=${(cpu.totalMs / Math.max(measured.length, 1)).toFixed(2)} unit="command" rate_per_s=${(measured.length / wallSeconds).toFixed(0)} p99_ms=${p99.toFixed(0)} errors=${errors}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -227,6 +237,11 @@ async function main(): Promise<void> {
     const t0 = performance.now() + 100;
     let measuredFrom = 0;
     let measuredTo = 0;
+    const sampler = new CpuSampler(
+      new Map(started.map((p) => [p.child.pid ?? -1, p.app])),
+      process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack',
+    );
+    let cpuWindow: Awaited<ReturnType<CpuSampler['start']>> | undefined;
 
     const drain = async (index: number): Promise<void> => {
       const m = members[index];
@@ -254,13 +269,17 @@ async function main(): Promise<void> {
       const due = t0 + n * intervalMs;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      if (n === warmupRequests) measuredFrom = due;
+      if (n === warmupRequests) {
+        measuredFrom = due;
+        cpuWindow = await sampler.start();
+      }
       const index = n % members.length;
       queues[index].push(due);
       void drain(index); // a no-op while that member's previous request is out: it is sent when that one is answered
     }
     while (members.some((m) => m.busy)) await new Promise((r) => setTimeout(r, 10));
-    report(samples, (measuredTo - measuredFrom) / 1000);
+    const cpu = await (cpuWindow ?? (await sampler.start())).end();
+    report(samples, (measuredTo - measuredFrom) / 1000, cpu);
   } finally {
     agent.destroy();
     await Promise.all(started.map((p) => p.stop()));

@@ -37,7 +37,13 @@ const pushBody = (at: string): Buffer =>
         { id: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c', message: 'Fix the flaky test (do not store me)', timestamp: at, distinct: true },
       ],
       head_commit: { id: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c', message: 'Fix the flaky test (do not store me)', timestamp: at },
-      repository: { id: 1296269, full_name: 'acme/api', name: 'api', html_url: 'https://github.com/acme/api' },
+      repository: {
+        id: 1296269,
+        full_name: 'acme/api',
+        name: 'api',
+        html_url: 'https://github.com/acme/api',
+        pushed_at: Math.floor(Date.parse(at) / 1000),
+      },
       pusher: { name: 'octo-dev', email: 'octo-dev@example.com' },
       sender: { login: 'octo-dev', id: 583231, type: 'User' },
     }),
@@ -96,7 +102,8 @@ describe('connectors end to end', () => {
     });
     expect(tokens.body.data.find((t) => t.token_id === tokenId)?.scope).toBe('report_only');
 
-    await new Promise((r) => setTimeout(r, 50));
+    // A push is timed by repository.pushed_at, whole seconds (as GitHub sends it): push in the next second after the start.
+    await new Promise((r) => setTimeout(r, 1_100));
     const raw = pushBody(new Date().toISOString());
     const delivery = randomUUID();
     const headers = { 'x-github-event': 'push', 'x-github-delivery': delivery, 'x-hub-signature-256': sign(raw) };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { EventsStored, parsePayload, Topics } from '@worktrack/contracts';
 import { memberWithToken, startAppProcess, testKafka, type AppProcess, type MemberWithToken, type TestKafka } from '@worktrack/testing';
-import { call, type ErrorBody } from './http';
+import { call, postOversize, type ErrorBody } from './http';
 
 interface Accepted {
   data: { accepted: number; deduplicated: number; event_ids: string[] };
@@ -133,9 +133,12 @@ describe('activity ingestion end to end', () => {
     });
     expect(secret.status).toBe(400);
     expect(secret.body.error).toMatchObject({ code: 'PAYLOAD_CONTAINS_SECRET', details: [{ path: 'payload.headers.Authorization' }] });
-    const big = await call<ErrorBody>(gateway.url, 'POST', '/v1/activity/events', {
-      token: member.token,
-      body: { events: Array.from({ length: 100 }, () => ({ event_type: 'x', payload: { blob: 'y'.repeat(45_000) } })) },
+    const body = Buffer.from(
+      JSON.stringify({ events: Array.from({ length: 100 }, () => ({ event_type: 'x', payload: { blob: 'y'.repeat(65_000) } })) }),
+    );
+    const big = await postOversize(gateway.url, '/v1/activity/events', body, {
+      'content-type': 'application/json',
+      authorization: `Bearer ${member.token}`,
     });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
@@ -196,8 +199,11 @@ describe('activity ingestion end to end', () => {
         return Promise.resolve();
       },
     });
-    const victim = randomUUID();
-    const token = jwt.sign({ sub: victim, wid: randomUUID() }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 300 });
+    // A member of its own (a JWT must name a member that exists in its workspace, issue 14), so no other test's events mix in.
+    const own = memberWithToken({ workspace: `ing-kill-${run}`, email: `k-${run}@example.com` });
+    const victim = own.memberId;
+    const token = jwt.sign({ sub: victim, wid: own.workspaceId }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 300 });
+    expect((await call(gateway.url, 'GET', '/v1/me', { token })).status).toBe(200); // resolved and cached while identity is up
     try {
       // Swap in an ingestion process that kills itself (SIGKILL) right after committing a batch.
       await ingestion.stop();

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 
 const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'] as const;
-const TIMEOUT_MS = 2_000;
+const TIMEOUT_MS = 5_000; // the default bound; a 40-request burst of /status fans out to every service and must fit it on a loaded 2-core machine
 
 interface StatusBody {
   data?: { services: Array<{ service: string; schema: string; migrations: Array<{ name: string }> }> };
@@ -34,7 +34,8 @@ describe('the system end to end', () => {
     const started = await Promise.all(SERVICES.map((s) => startAppProcess(s, { MIGRATE_ON_START: 'false' })));
     started.forEach((p) => services.set(p.app, p));
     gateways.push(...(await Promise.all([1, 2].map(() => startAppProcess('gateway', { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) })))));
-  });
+    // Twelve sequential migration processes and eight app start-ups: a generous bound for a shared, loaded machine.
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all([...gateways, ...services.values()].map((p) => p.stop()));

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { allTopics } from '@worktrack/contracts';
+import { parseCreateMemberArgs } from '../apps/identity/src/admin/create-member.command';
 
 const ROOT = join(__dirname, '..');
 
@@ -38,6 +39,7 @@ const SECRET = 'worktrack-secrets';
 const NOT_APPLIED: Readonly<Record<string, string>> = {
   'secret.example.yaml': 'an example; the real Secret is created out of band',
   'kafka/create-topics-job.yaml': 'the alternative to kafka/topics.yaml for clusters without Strimzi',
+  'jobs/bootstrap-member.yaml': 'run once by hand for the first member (issue 19); on every apply it would mint tokens',
 };
 
 // ----------------------------------------------------------------- helpers
@@ -219,9 +221,9 @@ describe('YAML files', () => {
 });
 
 describe('the apps', () => {
-  it('are exactly the folders in apps/', () => {
+  it('are exactly the folders in apps/, but for the MCP server (a client: stdio for agent runtimes, /mcp served by the gateway)', () => {
     const folders = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      .filter((entry) => entry.isDirectory() && entry.name !== 'mcp')
       .map((entry) => entry.name)
       .sort();
     expect(folders).toEqual([...APPS].sort());
@@ -265,7 +267,8 @@ describe('config', () => {
   });
 
   it('workloads in the app namespace', () => {
-    for (const r of applied().filter((r) => r.kind !== 'Namespace' && r.kind !== 'KafkaTopic')) {
+    const inKafkaNamespace = new Set(['KafkaTopic', 'Kafka', 'KafkaNodePool']);
+    for (const r of applied().filter((r) => r.kind !== 'Namespace' && !inKafkaNamespace.has(r.kind))) {
       expect([r.kind, r.name, r.namespace]).toEqual([r.kind, r.name, NAMESPACE]);
     }
   });
@@ -408,10 +411,23 @@ describe('Kafka topics', () => {
     expect(manifests).toEqual(registry);
   });
 
-  it('are Strimzi v1beta2 resources of one cluster', () => {
+  it('KafkaTopics have the registry cleanup.policy (compacted topics keep every key forever)', () => {
+    const manifests = kafkaTopics()
+      .map((t) => ({
+        name: str(at(t.body, 'spec', 'topicName') ?? t.name, `${t.name} topicName`),
+        cleanupPolicy: at(t.body, 'spec', 'config', 'cleanup.policy') ?? 'delete',
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const registry = allTopics()
+      .map((t) => ({ name: t.name, cleanupPolicy: t.cleanupPolicy ?? 'delete' }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    expect(manifests).toEqual(registry);
+  });
+
+  it('are Strimzi v1 resources (the only API of Strimzi 1.x) of one cluster', () => {
     const topics = kafkaTopics();
     expect(topics.length).toBeGreaterThan(0);
-    for (const t of topics) expect(t.apiVersion).toBe('kafka.strimzi.io/v1beta2');
+    for (const t of topics) expect(t.apiVersion).toBe('kafka.strimzi.io/v1');
     const clusters = new Set(topics.map((t) => str(at(t.body, 'metadata', 'labels', 'strimzi.io/cluster'), 'cluster')));
     expect(clusters.size).toBe(1);
   });
@@ -420,6 +436,116 @@ describe('Kafka topics', () => {
     const job = findOne(allResources(), 'Job', 'create-topics');
     expect(job.file).toBe('k8s/kafka/create-topics-job.yaml');
     expect(container(job).args).toEqual(['node', 'dist/scripts/create-topics.js']);
+  });
+});
+
+describe('the Kafka cluster (issue 19)', () => {
+  const kafka = (): Resource => {
+    const found = applied().filter((r) => r.kind === 'Kafka');
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  const pools = (): Resource[] => applied().filter((r) => r.kind === 'KafkaNodePool');
+
+  it('is one Strimzi v1 Kafka with node pools in the KafkaTopics namespace, named by their cluster label', () => {
+    const cluster = kafka();
+    expect(cluster.apiVersion).toBe('kafka.strimzi.io/v1');
+    expect(pools().length).toBeGreaterThan(0);
+    for (const pool of pools()) {
+      expect(pool.apiVersion).toBe('kafka.strimzi.io/v1');
+      expect(at(pool.body, 'metadata', 'labels', 'strimzi.io/cluster')).toBe(cluster.name);
+      expect(pool.namespace).toBe(cluster.namespace);
+    }
+    for (const topic of applied().filter((r) => r.kind === 'KafkaTopic')) {
+      expect([topic.name, at(topic.body, 'metadata', 'labels', 'strimzi.io/cluster'), topic.namespace]).toEqual([
+        topic.name,
+        cluster.name,
+        cluster.namespace,
+      ]);
+    }
+    // v1 has no ZooKeeper and no broker count or storage on the Kafka resource: they live in the node pools.
+    expect(at(cluster.body, 'spec', 'zookeeper')).toBeUndefined();
+    expect(at(cluster.body, 'spec', 'kafka', 'replicas')).toBeUndefined();
+    expect(at(cluster.body, 'spec', 'kafka', 'storage')).toBeUndefined();
+  });
+
+  it('runs KRaft on 3 controllers and 3 brokers with persistent storage', () => {
+    const count = (role: string): number =>
+      pools()
+        .filter((p) => list(at(p.body, 'spec', 'roles'), `${p.name} roles`).includes(role))
+        .reduce((n, p) => n + num(at(p.body, 'spec', 'replicas'), `${p.name} replicas`), 0);
+    expect(count('controller')).toBe(3);
+    expect(count('broker')).toBe(3);
+    for (const pool of pools()) {
+      const volumes = list(at(pool.body, 'spec', 'storage', 'volumes'), `${pool.name} volumes`);
+      for (const v of volumes) expect(at(v, 'type')).toBe('persistent-claim');
+    }
+  });
+
+  it('keeps acks=all writes going with one node down and creates no topic by accident', () => {
+    const config = record(at(kafka().body, 'spec', 'kafka', 'config'), 'kafka config');
+    expect(config).toMatchObject({
+      'auto.create.topics.enable': false,
+      'default.replication.factor': 3,
+      'min.insync.replicas': 2,
+      'offsets.topic.replication.factor': 3,
+      'transaction.state.log.replication.factor': 3,
+      'unclean.leader.election.enable': false,
+    });
+    for (const topic of applied().filter((r) => r.kind === 'KafkaTopic')) {
+      expect([topic.name, at(topic.body, 'spec', 'replicas'), at(topic.body, 'spec', 'config', 'min.insync.replicas')]).toEqual([
+        topic.name,
+        3,
+        2,
+      ]);
+    }
+  });
+
+  it("is what the ConfigMap's KAFKA_BROKERS points at (the plain listener's bootstrap Service)", () => {
+    const cluster = kafka();
+    const listeners = list(at(cluster.body, 'spec', 'kafka', 'listeners'), 'listeners');
+    const plain = record(
+      listeners.find((l) => at(l, 'tls') === false),
+      'a plaintext listener',
+    );
+    expect(configData().KAFKA_BROKERS).toBe(`${cluster.name}-kafka-bootstrap.${String(cluster.namespace)}.svc:${num(plain.port, 'port')}`);
+  });
+});
+
+describe('the first-member Job (issue 19)', () => {
+  it('runs the image admin command with the workspace and email from a ConfigMap, and never retries', () => {
+    const job = findOne(allResources(), 'Job', 'bootstrap-member');
+    expect(container(job).args).toEqual([
+      'node',
+      'dist/apps/identity/src/main.js',
+      'admin',
+      'create-member',
+      '--workspace=$(BOOTSTRAP_WORKSPACE)',
+      '--email=$(BOOTSTRAP_EMAIL)',
+    ]);
+    expect(at(job.body, 'spec', 'backoffLimit')).toBe(0);
+    expect(applied().find((r) => r.name === 'bootstrap-member')).toBeUndefined();
+  });
+
+  it('has a compose twin that only runs when asked, after the identity migration, and whose arguments the command accepts', () => {
+    const bootstrap = record(at(compose.docs[0], 'services', 'bootstrap'), 'compose service bootstrap');
+    expect(bootstrap.profiles).toEqual(['bootstrap']);
+    expect(at(bootstrap, 'depends_on', 'migrate-identity', 'condition')).toBe('service_completed_successfully');
+    const command = list(bootstrap.command, 'bootstrap command').map(String);
+    expect(command.slice(0, 4)).toEqual(['node', 'dist/apps/identity/src/main.js', 'admin', 'create-member']);
+    // What compose makes of the arguments with BOOTSTRAP_WORKSPACE and BOOTSTRAP_EMAIL set:
+    const interpolated = command
+      .slice(4)
+      .map((a) =>
+        a
+          .replace('${BOOTSTRAP_WORKSPACE:-}', 'acme')
+          .replace('${BOOTSTRAP_EMAIL:-}', 'Owner@Acme.example')
+          .replace('${BOOTSTRAP_TIMEZONE:-UTC}', 'UTC'),
+      );
+    expect(parseCreateMemberArgs(interpolated)).toMatchObject({ workspace: 'acme', email: 'owner@acme.example', timezone: 'UTC' });
+    // Unset, they fail with the usage message rather than inventing a member.
+    const unset = command.slice(4).map((a) => a.replace(/\$\{[A-Z_]+:-([^}]*)\}/, '$1'));
+    expect(() => parseCreateMemberArgs(unset)).toThrow(/--workspace is required/);
   });
 });
 
@@ -486,8 +612,26 @@ describe('Dockerfile', () => {
     expect(stages.length).toBeGreaterThanOrEqual(3);
     expect(dockerfile).toMatch(/npm run build/);
     expect(runtime).toMatch(/NODE_ENV=production/);
-    expect(runtime).toMatch(/npm ci --omit=dev/);
+    expect(runtime).toMatch(/node scripts\/ensure-deps\.mjs --force --omit=dev --ignore-scripts/);
     expect(runtime).toMatch(/COPY --from=\S+ \/app\/dist \.\/dist/);
+  });
+
+  it('installs from the lockfile the way every machine does, with the fallback npm ci lacks (issue 19)', () => {
+    // No bare `npm ci` (it fails on a registry mirror without other platforms' optional packages).
+    expect(dockerfile).not.toMatch(/^RUN[^\n]*\bnpm (ci|install)\b/m);
+    const installs = dockerfile.match(/^RUN[^\n]*node scripts\/ensure-deps\.mjs --force/gm) ?? [];
+    expect(installs).toHaveLength(2); // deps (everything) and runtime (production only)
+    for (const stage of stages.filter((st) => st.includes('ensure-deps.mjs --force'))) {
+      expect(stage).toMatch(/^COPY scripts\/ensure-deps\.mjs scripts\/$/m);
+      expect(stage).toMatch(/^COPY package\.json package-lock\.json \.npmrc \.\/$/m);
+    }
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    expect(ignored.filter((line) => /^(scripts|package-lock\.json|\.npmrc)\/?$/.test(line.trim()))).toEqual([]);
+  });
+
+  it('builds on the current Node LTS line (26)', () => {
+    const image = /^ARG NODE_IMAGE=node:(\d+)-/m.exec(dockerfile);
+    expect(Number(image?.[1])).toBe(26);
   });
 
   it('runs as a numeric non-root user under tini, the gateway by default', () => {

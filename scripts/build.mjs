@@ -1,16 +1,26 @@
 // Compiles apps/, libs/ and scripts/ with swc into dist/ (path aliases
 // rewritten, decorator metadata on). Tests are not compiled.
+//   node scripts/build.mjs [--out <dir>]
+// --out builds into another directory of this repo instead (it must be inside
+// the repo so node_modules resolves); `npm run admin` uses a private one per
+// call so it never replaces dist/ under a running system.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-rmSync(join(root, 'dist'), { recursive: true, force: true });
+const at = process.argv.indexOf('--out');
+const out = at > 0 ? resolve(root, process.argv[at + 1] ?? '') : join(root, 'dist');
+if (out === root || relative(root, out).startsWith('..')) {
+  console.error(`build: --out must be a directory inside ${root}`);
+  process.exit(2);
+}
+rmSync(out, { recursive: true, force: true });
 const swc = join(root, 'node_modules', '.bin', 'swc');
 const result = spawnSync(
   swc,
-  ['apps', 'libs', 'scripts', 'bench', '-d', 'dist', '--quiet', '--ignore', '**/*.spec.ts,**/*.int-spec.ts,**/*.e2e-spec.ts'],
+  ['apps', 'libs', 'scripts', 'bench', '-d', relative(root, out), '--quiet', '--ignore', '**/*.spec.ts,**/*.int-spec.ts,**/*.e2e-spec.ts'],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

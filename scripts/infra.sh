@@ -6,17 +6,32 @@
 #   scripts/infra.sh up       start what is missing (idempotent)
 #   scripts/infra.sh down     stop what this script started
 #   scripts/infra.sh status   show what answers
+#   scripts/infra.sh kafka-up | kafka-down   the broker alone
 #
 # An endpoint given by the environment is used as it is and never started:
 #   DATABASE_URL  (postgres://…)   REDIS_URL (redis://…)   KAFKA_BROKERS (host:port,…)
 # Defaults: Postgres 127.0.0.1:5432, Redis 127.0.0.1:6379, Kafka 127.0.0.1:${KAFKA_PORT:-9092}.
+# KAFKA_DIR (default .infra/kafka, .infra/kafka-<port> for another port) holds the broker's data, logs and pid file:
+# a second broker (fault tests) gets its own. `up` after a crash (kill -9)
+# waits for the old process to be gone and restarts on the same data.
+#
+# KAFKA_NODES=3 (with e.g. KAFKA_PORT=19092): a three-node KRaft cluster from
+# the same jars instead, every node both controller and broker, node i on
+# client port KAFKA_PORT+2(i-1) and controller port KAFKA_PORT+2(i-1)+1
+# (19092/19093, 19094/19095, 19096/19097), data under .infra/kafka-cluster-<port>/node-<i>.
+# Topics created there get replication factor 3 and min.insync.replicas=2 (the
+# brokers' defaults; the registry asks for the broker default), so acks=all
+# writes (every producer here is idempotent with acks=all) survive one node
+# down. KAFKA_BROKERS for the apps: 127.0.0.1:19092,127.0.0.1:19094,127.0.0.1:19096.
+# One broker stays the default (npm start, npm test).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 infra="$root/.infra"
-kafka_dir="$infra/kafka"
-kafka_version="3.9.1"
 kafka_port="${KAFKA_PORT:-9092}"
+if [ "$kafka_port" = 9092 ]; then kafka_dir="${KAFKA_DIR:-$infra/kafka}"; else kafka_dir="${KAFKA_DIR:-$infra/kafka-$kafka_port}"; fi
+kafka_libs="$infra/kafka/libs"
+kafka_version="3.9.1"
 controller_port="${KAFKA_CONTROLLER_PORT:-$((kafka_port + 1))}"
 ready_timeout="${INFRA_READY_TIMEOUT:-90}"
 
@@ -79,7 +94,7 @@ redis_up() {
 
 # --------------------------------------------------------------------- Kafka
 kafka_resolve() {
-  if [ -f "$kafka_dir/libs/kafka_2.13-$kafka_version.jar" ] && [ -f "$kafka_dir/libs/reload4j-1.2.25.jar" ]; then
+  if [ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" ] && [ -f "$kafka_libs/reload4j-1.2.25.jar" ]; then
     return
   fi
   command -v java >/dev/null || apt_install openjdk-17-jre-headless
@@ -136,7 +151,7 @@ PROPS
 
 java_opts() {
   printf '%s\n' -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-    "-Dlog4j.configuration=file:$kafka_dir/log4j.properties" -cp "$kafka_dir/libs/*"
+    "-Dlog4j.configuration=file:$kafka_dir/log4j.properties" -cp "$kafka_libs/*"
 }
 
 kafka_java() {
@@ -145,16 +160,185 @@ kafka_java() {
   java "${opts[@]}" "$@"
 }
 
+# The broker this script started, if its process still runs (a zombie or a
+# process being torn down after kill -9 does not count).
 kafka_pid() {
-  local pid
+  local pid state
   pid="$(cat "$kafka_dir/kafka.pid" 2>/dev/null || true)"
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  state="$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+  case "$state" in Z | X) return 0 ;; esac
+  kafka_dying "$pid" && return 0
+  echo "$pid"
+}
+
+# A process being torn down (kill -9 delivered, or exiting): PF_EXITING in its
+# flags, or SIGKILL pending. Its port can still answer for a while.
+kafka_dying() {
+  local flags pending
+  flags="$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $7}')"
+  [ -n "$flags" ] || return 0
+  (((flags & 4) != 0)) && return 0
+  for pending in $(awk '/^(SigPnd|ShdPnd):/ {print $2}' "/proc/$1/status" 2>/dev/null); do
+    (((16#$pending & 16#100) != 0)) && return 0
+  done
+  return 1
+}
+
+# After a crash: the old broker must be gone before a new one starts on the
+# same data directory. A JVM killed with -9 shows as a zombie while its
+# hundreds of threads are still being torn down, and its sockets and lock stay
+# until the last one is: wait for every thread, then for the port to close.
+kafka_wait_gone() {
+  local pid="$1" state tasks deadline=$((SECONDS + 30))
+  while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do
+    state="$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+    tasks="$(ls "/proc/$pid/task" 2>/dev/null | wc -l)"
+    if [ "$state" = Z ] && [ "$tasks" -le 1 ]; then break; fi
+    ((SECONDS < deadline)) || die "kafka: old broker (pid $pid) still running after 30s"
+    sleep 0.2
+  done
+  deadline=$((SECONDS + 10))
+  while port_open 127.0.0.1 "$kafka_port" && ((SECONDS < deadline)); do sleep 0.2; done
 }
 
 kafka_ready() { node "$root/scripts/kafka-ready.mjs" "127.0.0.1:$kafka_port"; }
 
-kafka_up() {
+# ------------------------------------------------------- Kafka, several nodes
+kafka_nodes="${KAFKA_NODES:-1}"
+[[ "$kafka_nodes" =~ ^[1-9]$ ]] || die "KAFKA_NODES must be 1 to 9 (got $kafka_nodes)"
+cluster_dir="$infra/kafka-cluster-$kafka_port"
+node_port() { echo $((kafka_port + 2 * ($1 - 1))); }
+node_controller_port() { echo $((kafka_port + 2 * ($1 - 1) + 1)); }
+cluster_brokers() {
+  local i out=""
+  for i in $(seq 1 "$kafka_nodes"); do out="$out${out:+,}127.0.0.1:$(node_port "$i")"; done
+  echo "$out"
+}
+node_pid() {
+  local pid
+  pid="$(cat "$cluster_dir/node-$1/kafka.pid" 2>/dev/null || true)"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && ! kafka_dying "$pid" && echo "$pid"
+  return 0
+}
+
+cluster_config() {
+  local i="$1" dir="$cluster_dir/node-$1" voters="" v min_isr rf
+  for v in $(seq 1 "$kafka_nodes"); do voters="$voters${voters:+,}$v@127.0.0.1:$(node_controller_port "$v")"; done
+  rf=$((kafka_nodes < 3 ? kafka_nodes : 3))
+  min_isr=$((rf > 1 ? rf - 1 : 1))
+  mkdir -p "$dir/data" "$dir/logs"
+  cat >"$dir/server.properties" <<PROPS
+# Generated by scripts/infra.sh (KAFKA_NODES=$kafka_nodes): node $i of a local KRaft cluster.
+process.roles=broker,controller
+node.id=$i
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:$(node_port "$i"),CONTROLLER://127.0.0.1:$(node_controller_port "$i")
+advertised.listeners=PLAINTEXT://127.0.0.1:$(node_port "$i")
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$dir/data
+num.partitions=1
+default.replication.factor=$rf
+min.insync.replicas=$min_isr
+auto.create.topics.enable=false
+delete.topic.enable=true
+unclean.leader.election.enable=false
+offsets.topic.replication.factor=$rf
+offsets.topic.num.partitions=5
+transaction.state.log.replication.factor=$rf
+transaction.state.log.min.isr=$min_isr
+group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
+num.network.threads=2
+num.io.threads=2
+background.threads=2
+log.cleaner.dedupe.buffer.size=2097152
+log.retention.hours=24
+log.segment.bytes=67108864
+PROPS
+  sed "s#$kafka_dir#$dir#g" "$kafka_dir/log4j.properties" >"$dir/log4j.properties"
+}
+
+cluster_up() {
   if [ -n "${KAFKA_BROKERS:-}" ]; then log "kafka: using KAFKA_BROKERS=$KAFKA_BROKERS"; return; fi
+  local i pid cluster_id started=$SECONDS
+  kafka_resolve
+  kafka_config # the log4j template
+  mkdir -p "$cluster_dir"
+  if [ ! -f "$cluster_dir/cluster.id" ]; then
+    kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1 >"$cluster_dir/cluster.id"
+  fi
+  cluster_id="$(cat "$cluster_dir/cluster.id")"
+  for i in $(seq 1 "$kafka_nodes"); do
+    if [ -n "$(node_pid "$i")" ]; then log "kafka: node $i already running"; continue; fi
+    pid="$(cat "$cluster_dir/node-$i/kafka.pid" 2>/dev/null || true)"
+    if [ -n "$pid" ]; then
+      # Crashed or killed (-9): its port can stay open while the JVM is torn down.
+      log "kafka: node $i (pid $pid) is gone; restarting it on its data"
+      local deadline=$((SECONDS + 30))
+      while [ -d "/proc/$pid" ] && [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" != Z ] && ((SECONDS < deadline)); do sleep 0.2; done
+      deadline=$((SECONDS + 10))
+      while { port_open 127.0.0.1 "$(node_port "$i")" || port_open 127.0.0.1 "$(node_controller_port "$i")"; } && ((SECONDS < deadline)); do sleep 0.2; done
+      rm -f "$cluster_dir/node-$i/kafka.pid"
+    fi
+    port_open 127.0.0.1 "$(node_port "$i")" && die "kafka: port $(node_port "$i") is taken by something this script did not start"
+    port_open 127.0.0.1 "$(node_controller_port "$i")" && die "kafka: port $(node_controller_port "$i") is taken by something this script did not start"
+    cluster_config "$i"
+    local dir="$cluster_dir/node-$i"
+    if [ ! -f "$dir/data/meta.properties" ]; then
+      kafka_java kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" \
+        >"$dir/logs/format.log" 2>&1 || die "kafka: node $i storage format failed (see $dir/logs/format.log)"
+    fi
+    log "kafka: starting node $i on 127.0.0.1:$(node_port "$i") (controller $(node_controller_port "$i"))"
+    nohup java -Xms384m -Xmx384m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+      "-Dlog4j.configuration=file:$dir/log4j.properties" -cp "$kafka_libs/*" \
+      kafka.Kafka "$dir/server.properties" </dev/null >"$dir/logs/stdout.log" 2>&1 &
+    echo $! >"$dir/kafka.pid"
+  done
+  for i in $(seq 1 "$kafka_nodes"); do
+    wait_for "kafka node $i (127.0.0.1:$(node_port "$i") describeCluster)" "$ready_timeout" \
+      node "$root/scripts/kafka-ready.mjs" "127.0.0.1:$(node_port "$i")" "$kafka_nodes"
+  done
+  log "kafka: $kafka_nodes-node cluster ready in $((SECONDS - started))s: KAFKA_BROKERS=$(cluster_brokers)"
+}
+
+cluster_down() {
+  local i pid
+  for i in $(seq 1 "$kafka_nodes"); do
+    pid="$(node_pid "$i")"
+    [ -n "$pid" ] || continue
+    log "kafka: stopping node $i (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for i in $(seq 1 "$kafka_nodes"); do
+    pid="$(cat "$cluster_dir/node-$i/kafka.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] || continue
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then log "kafka: node $i still running after 30s, killing"; kill -KILL "$pid" || true; fi
+    rm -f "$cluster_dir/node-$i/kafka.pid"
+  done
+}
+
+kafka_up() {
+  if [ "$kafka_nodes" -gt 1 ]; then cluster_up; return; fi
+  if [ -n "${KAFKA_BROKERS:-}" ]; then log "kafka: using KAFKA_BROKERS=$KAFKA_BROKERS"; return; fi
+  local old_pid running
+  old_pid="$(cat "$kafka_dir/kafka.pid" 2>/dev/null || true)"
+  running="$(kafka_pid)"
+  if [ -n "$running" ]; then
+    # Ours and alive: running already, or still starting.
+    log "kafka: broker already running (pid $running)"
+    wait_for "kafka (127.0.0.1:$kafka_port describeCluster)" "$ready_timeout" kafka_ready
+    return
+  fi
+  if [ -n "$old_pid" ]; then
+    # Ours, but crashed or killed: its port may stay open while the process is torn down.
+    log "kafka: broker pid $old_pid is gone; restarting on the same data"
+    kafka_wait_gone "$old_pid"
+    rm -f "$kafka_dir/kafka.pid"
+  fi
   if port_open 127.0.0.1 "$kafka_port"; then
     log "kafka: 127.0.0.1:$kafka_port answers"
     wait_for "kafka (127.0.0.1:$kafka_port describeCluster)" "$ready_timeout" kafka_ready
@@ -174,16 +358,18 @@ kafka_up() {
   mapfile -t opts < <(java_opts)
   nohup java "${opts[@]}" kafka.Kafka "$kafka_dir/server.properties" </dev/null >"$kafka_dir/logs/stdout.log" 2>&1 &
   echo $! >"$kafka_dir/kafka.pid"
-  local deadline=$((SECONDS + ready_timeout))
+  local started=$SECONDS deadline=$((SECONDS + ready_timeout))
   until port_open 127.0.0.1 "$kafka_port"; do
     [ -n "$(kafka_pid)" ] || die "kafka: broker exited during start-up (see $kafka_dir/logs/stdout.log and server.log)"
     ((SECONDS < deadline)) || die "kafka: port $kafka_port not open within ${ready_timeout}s (see $kafka_dir/logs/server.log)"
     sleep 0.5
   done
   wait_for "kafka (127.0.0.1:$kafka_port describeCluster)" "$ready_timeout" kafka_ready
+  log "kafka: ready in $((SECONDS - started))s"
 }
 
 kafka_down() {
+  if [ "$kafka_nodes" -gt 1 ]; then cluster_down; return; fi
   local pid
   pid="$(kafka_pid)"
   [ -n "$pid" ] || { log "kafka: not started by this script"; return; }
@@ -206,6 +392,13 @@ case "$cmd" in
     kafka_up
     log "ready: postgres, redis, kafka"
     ;;
+  kafka-up)
+    command -v node >/dev/null || die "node is required"
+    kafka_up
+    ;;
+  kafka-down)
+    kafka_down
+    ;;
   down)
     kafka_down
     if [ -f "$infra/started-redis" ] && [ -f "$infra/redis/redis.pid" ]; then
@@ -214,10 +407,15 @@ case "$cmd" in
     # A PostgreSQL cluster started here is left running: it is the machine's.
     ;;
   status)
-    for s in "postgres 127.0.0.1 5432" "redis 127.0.0.1 6379" "kafka 127.0.0.1 $kafka_port"; do
+    kafka_checks=("kafka 127.0.0.1 $kafka_port")
+    if [ "$kafka_nodes" -gt 1 ]; then
+      kafka_checks=()
+      for i in $(seq 1 "$kafka_nodes"); do kafka_checks+=("kafka-node-$i 127.0.0.1 $(node_port "$i")"); done
+    fi
+    for s in "postgres 127.0.0.1 5432" "redis 127.0.0.1 6379" "${kafka_checks[@]}"; do
       set -- $s
       if port_open "$2" "$3"; then echo "$1: up ($2:$3)"; else echo "$1: down ($2:$3)"; fi
     done
     ;;
-  *) die "usage: $0 up|down|status" ;;
+  *) die "usage: $0 up|down|status|kafka-up|kafka-down" ;;
 esac

@@ -1,5 +1,6 @@
 // Readiness probe for a Kafka broker: exits 0 once an admin describeCluster
-// succeeds. Used by scripts/infra.sh. Usage: node kafka-ready.mjs host:port
+// succeeds. Used by scripts/infra.sh. Usage: node kafka-ready.mjs host:port [min brokers]
+// (with min brokers, the cluster must list at least that many: a KRaft cluster is ready once every node joined).
 import kafkajs from 'kafkajs';
 
 const { Kafka, logLevel } = kafkajs;
@@ -8,7 +9,8 @@ const admin = new Kafka({ clientId: 'kafka-ready', brokers, logLevel: logLevel.N
 try {
   await admin.connect();
   const cluster = await admin.describeCluster();
-  if (cluster.brokers.length === 0) throw new Error('no brokers in cluster');
+  const minBrokers = Number(process.argv[3] ?? 1);
+  if (cluster.brokers.length < minBrokers) throw new Error(`${cluster.brokers.length} of ${minBrokers} brokers in the cluster`);
   await admin.disconnect();
   process.exit(0);
 } catch (err) {

@@ -1,14 +1,18 @@
 // `npm start`: the whole system on this machine. Installs what is missing,
 // brings up Postgres, Redis and Kafka (scripts/infra.sh), builds, creates the
-// topics, runs every service's migrations, starts the six apps, waits until
-// they are ready and prints the base URL. Ctrl-C drains every app (SIGTERM)
-// and stops the broker it started.
+// topics, runs every service's migrations, starts the apps, waits until
+// they are ready and prints the base URL. The apps are supervised: one that
+// exits is restarted with a backoff and a line saying why, the others keep
+// serving; a broker started here that dies is started again. Ctrl-C drains
+// every app (SIGTERM) and stops the broker it started.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { APPS, DEFAULT_PORTS, mainOf } from './apps.mjs';
 import { ensureDeps } from './ensure-deps.mjs';
+import { Supervisor } from './supervisor.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const logDir = join(root, '.infra', 'logs');
@@ -30,15 +34,13 @@ step('topics', process.execPath, ['dist/scripts/create-topics.js']);
 step('migrations', process.execPath, ['scripts/migrate.mjs', '--no-build']);
 
 mkdirSync(logDir, { recursive: true });
-const children = new Map();
-const colors = [36, 32, 33, 35, 34, 31];
+let stopping = false;
+const supervisor = new Supervisor({ log: (line) => console.error(line) });
+const ports = new Map();
+const colors = [36, 32, 33, 35, 34, 31, 37];
 for (const [i, app] of APPS.entries()) {
   const port = app === 'gateway' ? (process.env.PORT ?? DEFAULT_PORTS.gateway) : DEFAULT_PORTS[app];
-  const child = spawn(process.execPath, ['--enable-source-maps', mainOf(root, app)], {
-    cwd: root,
-    env: { ...env, HTTP_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  ports.set(app, port);
   const file = createWriteStream(join(logDir, `${app}.log`), { flags: 'a' });
   const tag = `\x1b[${colors[i % colors.length]}m${app.padEnd(11)}\x1b[0m`;
   const print = (chunk) => {
@@ -55,32 +57,50 @@ for (const [i, app] of APPS.entries()) {
       }
     }
   };
-  child.stdout.on('data', print);
-  child.stderr.on('data', print);
-  child.on('exit', (code, signal) => {
-    children.delete(app);
-    if (!stopping) {
-      console.error(`[start] ${app} exited (${code ?? signal}); stopping the system`);
-      void stop(1);
-    }
+  supervisor.add(app, {
+    command: process.execPath,
+    args: ['--enable-source-maps', mainOf(root, app)],
+    cwd: root,
+    env: { ...env, HTTP_PORT: String(port) },
+    onOutput: print,
   });
-  children.set(app, { child, port });
 }
 
-let stopping = false;
+// The broker infra.sh started (if it did): started again when its process is gone.
+const kafkaPort = process.env.KAFKA_PORT ?? '9092';
+const kafkaPidFile = join(
+  process.env.KAFKA_DIR ?? join(root, '.infra', kafkaPort === '9092' ? 'kafka' : `kafka-${kafkaPort}`),
+  'kafka.pid',
+);
+const brokerIsOurs = existsSync(kafkaPidFile);
+let brokerRestarting = false;
+const brokerWatch = setInterval(() => {
+  if (!brokerIsOurs || brokerRestarting || stopping) return;
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(kafkaPidFile, 'utf8').trim() || 0);
+    if (pid > 0) process.kill(pid, 0);
+    return;
+  } catch {
+    // no pid file (stopped) or no such process (gone)
+  }
+  if (!(pid > 0)) return;
+  brokerRestarting = true;
+  console.error(`[supervisor] kafka broker (pid ${pid}) is gone; starting it again on the same data`);
+  const up = spawn('bash', ['scripts/infra.sh', 'kafka-up'], { cwd: root, env, stdio: 'inherit' });
+  up.on('exit', (code) => {
+    brokerRestarting = false;
+    console.error(code === 0 ? '[supervisor] kafka broker is back' : `[supervisor] kafka restart failed (exit ${code}); trying again`);
+  });
+}, 2_000);
+brokerWatch.unref();
+
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
+  clearInterval(brokerWatch);
   console.log('\n[start] stopping: draining every app');
-  const exits = [...children.values()].map(
-    ({ child }) =>
-      new Promise((r) => {
-        child.once('exit', r);
-        child.kill('SIGTERM');
-      }),
-  );
-  await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
-  for (const { child } of children.values()) child.kill('SIGKILL');
+  await supervisor.stop(20_000);
   spawnSync('bash', ['scripts/infra.sh', 'down'], { cwd: root, stdio: 'inherit', env });
   console.log('[start] stopped');
   process.exit(code);
@@ -88,8 +108,9 @@ async function stop(code = 0) {
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
+// Waits until every app is ready; one that is slow is reported, not a reason to stop (it is supervised).
 const deadline = Date.now() + 90_000;
-for (const [app, { port }] of children) {
+for (const [app, port] of ports) {
   for (;;) {
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (r) => r.status === 200,
@@ -98,13 +119,13 @@ for (const [app, { port }] of children) {
     if (ok) break;
     if (stopping) await new Promise(() => {});
     if (Date.now() > deadline) {
-      console.error(`[start] ${app} not ready within 90 s; see .infra/logs/${app}.log`);
-      await stop(1);
+      console.error(`[start] ${app} not ready after 90 s (still trying); see .infra/logs/${app}.log`);
+      break;
     }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
-const base = `http://localhost:${children.get('gateway').port}`;
+const base = `http://localhost:${ports.get('gateway')}`;
 // D-14: a demo member and a full token (the member is created once, a new token each start).
 const demo = spawnSync(
   process.execPath,
@@ -128,5 +149,5 @@ console.log(`
     curl -s -H "Authorization: Bearer $WT_TOKEN" ${base}/v1/me
   More members: npm run admin -- create-member --workspace <name> --email <email> [--timezone <IANA>] [--role owner|admin|member]
 
-  Ctrl-C stops everything.
+  A crashed app is restarted (see [supervisor] lines). Ctrl-C stops everything.
 `);

@@ -67,17 +67,13 @@ export class ConnectorsConfig extends ServiceConfig {
   FEED_MAX_BYTES = 5 * 1_048_576;
 
   /**
-   * Calendar feeds on loopback, private or link-local addresses are refused in
-   * production (server-side request forgery) unless this is on; development
-   * and tests always allow them.
+   * Calendar feeds on loopback, private, link-local or metadata addresses are
+   * refused in every environment (server-side request forgery, issue 14);
+   * this explicit opt-in allows them, for local development and tests only.
    */
   @EnvBool()
   @IsBoolean()
   FEED_ALLOW_PRIVATE_HOSTS = false;
-
-  get allowPrivateFeedHosts(): boolean {
-    return this.FEED_ALLOW_PRIVATE_HOSTS || this.NODE_ENV !== 'production';
-  }
 
   override crossCheck(): string[] {
     const issues = super.crossCheck();

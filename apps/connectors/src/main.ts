@@ -1,5 +1,15 @@
-import { serviceMain } from '@worktrack/platform';
+import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { AppModule } from './app.module';
 import { ConnectorsConfig } from './connectors.config';
-import { connectorsService } from './connectors.service-definition';
+import { connectorsDatabase } from './database/data-source';
 
-serviceMain(connectorsService, ConnectorsConfig);
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
+runMain('connectors', async () => {
+  const config = loadConfig(ConnectorsConfig);
+  const logger = createLogger('connectors', config.LOG_LEVEL, config.INSTANCE_ID);
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(config, connectorsDatabase, logger);
+    return logger.flush();
+  }
+  drainOnSignals(await startService('connectors', AppModule, config, logger), config, logger);
+});

@@ -1,5 +1,6 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { ConnectorsConfig } from '../src/connectors.config';
-import { connectorsService } from '../src/connectors.service-definition';
+import { AppModule } from '../src/app.module';
+import { connectorsDatabase } from '../src/database/data-source';
 
-serviceSkeletonSpec(connectorsService, ConnectorsConfig);
+serviceSkeletonSpec('connectors', AppModule, ConnectorsConfig, connectorsDatabase);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import {
@@ -22,10 +24,31 @@ import {
 import { CommandClient, DomainError, ensureTopics, startService } from '@worktrack/platform';
 import { eventually, memberWithToken, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
 import { CalendarPoller } from '../src/calendar/calendar.poller';
+import { DeliveryProcessor } from '../src/deliveries/delivery.processor';
 import { ConnectorsConfig } from '../src/connectors.config';
-import { connectorsService } from '../src/connectors.service-definition';
+import { AppModule } from '../src/app.module';
 import { readCalendarFixture } from './fixtures/calendar/calendar-fixtures';
 import { FIXTURE_TOKEN, loadFixture, signGithub, signSlack } from './fixtures/fixtures';
+
+/** 60 daily and weekly series begun in 2016 and 3,000 single events around now (some 500 KiB). */
+function largeFeed(): string {
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//large feed//EN', 'X-WR-TIMEZONE:Europe/Berlin'];
+  for (let i = 0; i < 60; i++) {
+    const start = `2016${String((i % 12) + 1).padStart(2, '0')}04T${String(8 + (i % 9)).padStart(2, '0')}0000`;
+    lines.push('BEGIN:VEVENT', `UID:daily-${i}@large`, `DTSTART;TZID=Europe/Berlin:${start}`, 'DURATION:PT15M');
+    lines.push(i % 2 ? 'RRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR' : 'RRULE:FREQ=WEEKLY', `SUMMARY:Series ${i}`, 'END:VEVENT');
+  }
+  const base = Date.now() - 30 * 86_400_000;
+  for (let i = 0; i < 3_000; i++) {
+    const start = new Date(base + i * 3_600_000)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    lines.push('BEGIN:VEVENT', `UID:single-${i}@large`, `DTSTART:${start}`, 'DURATION:PT30M', `SUMMARY:Meeting ${i}`, 'END:VEVENT');
+  }
+  lines.push('END:VCALENDAR');
+  return lines.join('\r\n');
+}
 
 /**
  * The connectors service with real identity and ingestion services, Kafka and
@@ -84,8 +107,14 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       Promise.all([startAppProcess('identity', env), startAppProcess('ingestion', env)]),
       // Calendar polls are driven by the test (fixed clock); the processor reacts at once to new deliveries.
       startService(
-        connectorsService,
-        testConfig(ConnectorsConfig, { ...env, CALENDAR_SCHEDULER_INTERVAL_MS: '3600000', WORK_POLL_INTERVAL_MS: '200' }),
+        'connectors',
+        AppModule,
+        testConfig(ConnectorsConfig, {
+          ...env,
+          CALENDAR_SCHEDULER_INTERVAL_MS: '3600000',
+          WORK_POLL_INTERVAL_MS: '200',
+          FEED_ALLOW_PRIVATE_HOSTS: 'true', // the test's feed server is on loopback
+        }),
       ),
     ]);
     db = connectorsApp.get(DataSource);
@@ -97,6 +126,16 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
     feedServer = createServer((req, res) => {
       if (req.url === '/missing.ics') {
         res.writeHead(404).end();
+        return;
+      }
+      if (req.url === '/large.ics') {
+        res.writeHead(200, { 'content-type': 'text/calendar' }).end(largeFeed());
+        return;
+      }
+      if (req.url === '/one-bad-event.ics') {
+        res
+          .writeHead(200, { 'content-type': 'text/calendar' })
+          .end(readFileSync(join(__dirname, 'fixtures', 'calendar', 'real-world', 'one-bad-event.ics')));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(feedBody);
@@ -249,6 +288,16 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       expect(JSON.stringify(stored)).not.toContain(FIXTURE_TOKEN);
     });
 
+    it("acknowledges Slack's documented thread-metadata notice and logs it as ignored, storing nothing (issue 18)", async () => {
+      const docs = loadFixture('slack', 'docs/message.message_replied').json as object;
+      const raw = Buffer.from(JSON.stringify({ ...docs, event_id: `Ev${randomUUID()}` }));
+      const ack = await receive('slack', slack.connectorId, raw, headers(raw));
+      expect(ack.outcome).toBe('ignored');
+      const [logged] = await deliveries(slack.connectorId);
+      expect(logged.state).toBe('ignored');
+      expect(logged.detail).toMatch(/message_replied is thread metadata/);
+    });
+
     it('refuses a timestamp outside the 5-minute window even when correctly signed', async () => {
       const { raw } = loadFixture('slack', 'reaction_added');
       const err = await rejection(receive('slack', slack.connectorId, raw, headers(raw, now() - 301)));
@@ -314,6 +363,84 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
         (c) => c.connectorId === calendar.connectorId,
       );
       expect(healthy).toMatchObject({ status: 'active', lastError: null });
+    });
+    it('keeps answering webhooks within 3 s while a large feed is parsed and expanded (issue 18)', async () => {
+      const { port } = feedServer.address() as AddressInfo;
+      const large = await create({ kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/large.ics` });
+      const hook = await create({ kind: 'github', secret: GITHUB_SECRET });
+      const { raw } = loadFixture('github', 'ping');
+      const answerTimes: number[] = [];
+      let polling = true;
+      const poll = connectorsApp
+        .get(CalendarPoller)
+        .poll(large.connectorId, new Date())
+        .finally(() => (polling = false));
+      do {
+        const started = Date.now();
+        const ack = await receive('github', hook.connectorId, raw, {
+          contentType: 'application/json',
+          githubEvent: 'ping',
+          githubDelivery: randomUUID(),
+          githubSignature256: signGithub(GITHUB_SECRET, raw),
+        });
+        expect(ack.outcome).toBe('ignored');
+        answerTimes.push(Date.now() - started);
+        await new Promise((r) => setTimeout(r, 100));
+      } while (polling);
+      await poll;
+      const [listed] = (await rpc.send(ListConnectors, { actor }, { key: actor.memberId })).connectors.filter(
+        (c) => c.connectorId === large.connectorId,
+      );
+      expect(listed).toMatchObject({ status: 'active', lastError: null }); // the feed was read, not refused
+      expect(answerTimes.length).toBeGreaterThan(1);
+      expect(Math.max(...answerTimes)).toBeLessThan(3_000);
+    });
+
+    it('stores the rest of a feed when one event is unreadable, naming that event in the delivery log (issue 18)', async () => {
+      const { port } = feedServer.address() as AddressInfo;
+      const mixed = await create({ kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/one-bad-event.ics` });
+      const poller = connectorsApp.get(CalendarPoller);
+      await poller.poll(mixed.connectorId, new Date('2026-11-20T12:00:00Z'));
+      await settled(mixed.connectorId, 2);
+      const log = await deliveries(mixed.connectorId);
+      expect(log.find((d) => d.state === 'ingested')).toMatchObject({ eventsAccepted: 2 });
+      expect(log.find((d) => d.state === 'ignored')?.detail).toMatch(
+        /^1 event left out, the rest of the feed stored: UID "bad-1@groupware\.example" \(line 14\): invalid DTSTART/,
+      );
+      const [listed] = (await rpc.send(ListConnectors, { actor }, { key: actor.memberId })).connectors.filter(
+        (c) => c.connectorId === mixed.connectorId,
+      );
+      expect(listed).toMatchObject({ status: 'active', lastError: null });
+
+      await poller.poll(mixed.connectorId, new Date('2026-11-20T12:05:00Z')); // the same skip is not logged again
+      expect((await deliveries(mixed.connectorId)).filter((d) => d.state === 'ignored')).toHaveLength(1);
+    });
+  });
+  describe('undeliverable events (issue 14)', () => {
+    it('fails a delivery whose mapped events break the ingestion contract at once, with the reason, instead of retrying for a day', async () => {
+      const github = await create({ kind: 'github', secret: GITHUB_SECRET });
+      const id = randomUUID();
+      const bad = {
+        sourceType: 'github',
+        eventType: 'Not A Slug!',
+        occurredAt: new Date().toISOString(),
+        payload: {},
+        externalId: `x-${id}`,
+      };
+      await db.query(
+        `INSERT INTO "connectors"."deliveries" (id, connector_id, received_at, provider_delivery_id, provider_event, state, events, events_mapped, next_attempt_at)
+         VALUES ($1, $2, now(), $3, 'push', 'pending', $4::jsonb, 1, now())`,
+        [id, github.connectorId, `manual-${id}`, JSON.stringify([bad])],
+      );
+      connectorsApp.get(DeliveryProcessor).kick();
+      await settled(github.connectorId, 1);
+      const [row] = await db.query<Array<{ state: string; attempts: number; detail: string }>>(
+        `SELECT state, attempts, detail FROM "connectors"."deliveries" WHERE id = $1`,
+        [id],
+      );
+      expect(row.state).toBe('failed');
+      expect(row.attempts).toBe(1);
+      expect(row.detail).toMatch(/^the mapped events break the ingestion\.events\.ingest\.v1 contract: events\[0\]\.eventType /);
     });
   });
 });

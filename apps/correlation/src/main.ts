@@ -1,5 +1,15 @@
-import { serviceMain } from '@worktrack/platform';
+import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { AppModule } from './app.module';
 import { CorrelationConfig } from './correlation.config';
-import { correlationService } from './correlation.service-definition';
+import { correlationDatabase } from './database/data-source';
 
-serviceMain(correlationService, CorrelationConfig);
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
+runMain('correlation', async () => {
+  const config = loadConfig(CorrelationConfig);
+  const logger = createLogger('correlation', config.LOG_LEVEL, config.INSTANCE_ID);
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(config, correlationDatabase, logger);
+    return logger.flush();
+  }
+  drainOnSignals(await startService('correlation', AppModule, config, logger), config, logger);
+});

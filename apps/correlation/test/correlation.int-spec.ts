@@ -1,5 +1,6 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { CorrelationConfig } from '../src/correlation.config';
-import { correlationService } from '../src/correlation.service-definition';
+import { AppModule } from '../src/app.module';
+import { correlationDatabase } from '../src/database/data-source';
 
-serviceSkeletonSpec(correlationService, CorrelationConfig);
+serviceSkeletonSpec('correlation', AppModule, CorrelationConfig, correlationDatabase);

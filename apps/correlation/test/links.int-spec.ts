@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { EventsStored, SessionChanged } from '@worktrack/contracts';
+import { EventsStored, SessionChanged, Topics, type EventsLinkedV1 } from '@worktrack/contracts';
 import { MessagePublisher, startService } from '@worktrack/platform';
-import { base, expectedLinks, iso, MINUTE, prng, scenario, shuffle, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import {
+  base,
+  eventually,
+  expectedLinks,
+  iso,
+  MINUTE,
+  prng,
+  scenario,
+  shuffle,
+  testConfig,
+  testKafka,
+  type TestKafka,
+} from '@worktrack/testing';
 import { CorrelationConfig } from '../src/correlation.config';
-import { correlationService } from '../src/correlation.service-definition';
+import { AppModule } from '../src/app.module';
+import { LINKS_PER_MESSAGE } from '../src/links/links.publisher';
 
 /** Correlation through real Kafka and Postgres. */
 describe('correlation: links are right whatever the order (D-31)', () => {
@@ -16,7 +29,7 @@ describe('correlation: links are right whatever the order (D-31)', () => {
 
   beforeAll(async () => {
     const config = testConfig(CorrelationConfig);
-    app = await startService(correlationService, config);
+    app = await startService('correlation', AppModule, config);
     kafka = testKafka('correlation-it');
     publisher = new MessagePublisher(kafka.client);
     db = app.get(DataSource);
@@ -74,6 +87,59 @@ describe('correlation: links are right whatever the order (D-31)', () => {
         member: s.memberId,
         links: Object.fromEntries(expected),
       });
+    }
+  });
+
+  it('publishes the links of a session covering thousands of events in bounded messages, in order (issue 14)', async () => {
+    const memberId = randomUUID();
+    const workspaceId = randomUUID();
+    const sessionId = randomUUID();
+    const count = 2 * LINKS_PER_MESSAGE + 500;
+    const eventIds = Array.from({ length: count }, () => randomUUID());
+    const seen = new Map<string, number>();
+    const sizes: number[] = [];
+    const consumer = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`links-watch-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.correlationLinks)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: async ({ message }) => {
+        const body = JSON.parse(message.value?.toString('utf8') ?? '{}') as EventsLinkedV1;
+        if (body.memberId !== memberId) return;
+        sizes.push(message.value?.length ?? 0);
+        for (const l of body.links) seen.set(l.eventId, (seen.get(l.eventId) ?? 0) + 1);
+        await Promise.resolve();
+      },
+    });
+    try {
+      for (let i = 0; i < count; i += 100) {
+        const events = eventIds.slice(i, i + 100).map((eventId, k) => ({ eventId, occurredAt: iso(base + (i + k) * 1_000) }));
+        await publisher.publish(EventsStored, { memberId, workspaceId, events }, { key: memberId });
+      }
+      await eventually(async () => (await links(memberId)).size === count, 'every event known', 30_000);
+      await publisher.publish(
+        SessionChanged,
+        {
+          change: 'created',
+          sessionId,
+          memberId,
+          workspaceId,
+          source: 'manual',
+          state: 'closed',
+          startedAt: iso(base - MINUTE),
+          closedAt: iso(base + 3 * 3_600_000),
+          closedReason: null,
+          revision: 1,
+          changedAt: iso(base),
+        },
+        { key: memberId },
+      );
+      await eventually(async () => [...(await links(memberId)).values()].every((s) => s === sessionId), 'every event linked', 30_000);
+      await eventually(() => seen.size === count, 'every link published', 30_000);
+      expect(sizes.length).toBeGreaterThanOrEqual(3);
+      expect(Math.max(...sizes)).toBeLessThan(400_000);
+    } finally {
+      await consumer.stop();
     }
   });
 

@@ -1,19 +1,25 @@
-import { RequestMethod } from '@nestjs/common';
+import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createLogger, Metrics, type AppLogger } from '@worktrack/platform';
-import type { GatewayConfig } from './gateway.config';
+import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { registerBodyParsers } from './connectors/raw-body';
+import { registerCors } from './http/cors';
+import { registerInputGuard } from './http/input-guard';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { registerUnauthenticatedLimit } from './rate-limit/unauthenticated-limit.hook';
 
 /** The API version prefix (D-6 documents the routes under it). */
-const API_PREFIX = 'v1';
+export const API_PREFIX = 'v1';
 
 /** Paths served outside the /v1 API prefix. */
 export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status'];
 /** Provider webhooks (D-36): outside /v1, authenticated by the provider's signature. */
 export const HOOK_PATHS = ['hooks/github/:connector_id', 'hooks/slack/:connector_id'];
+/** Issue 20: the MCP server over streamable HTTP, outside /v1, behind the API's authentication. */
+export const MCP_PATHS = ['mcp'];
 
 /** Starts the gateway: the public HTTP API under /v1, on HTTP_PORT. */
 export async function startGateway(
@@ -32,17 +38,27 @@ export async function startGateway(
 
 /**
  * The API conventions: /v1 prefix (probes, metrics and status outside it),
- * global validation, and the D-6 document and reference (GET /openapi.yaml,
- * GET /docs: registered on Fastify directly, so outside the prefix and public).
+ * hostile input refused once for every route (issue 14), global validation, and the D-6 document and reference (GET /openapi.yaml,
+ * GET /docs: registered on Fastify directly, so outside the prefix and public), and CORS for the
+ * operator-listed browser origins (none by default; ./http/cors.ts).
  */
-export function configureGateway(app: NestFastifyApplication): void {
+export async function configureGateway(app: NestFastifyApplication): Promise<void> {
+  await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
+  applyApiPrefix(app);
+  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter));
+  registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
+  registerInputGuard(app.getHttpAdapter().getInstance());
+  app.useGlobalPipes(gatewayValidationPipe());
+  mountApiDocs(app, API_PREFIX);
+}
+
+/** The /v1 prefix, with the probes, metrics, status and provider webhooks outside it (also used to build the document offline). */
+export function applyApiPrefix(app: INestApplication): void {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       ...UNVERSIONED_PATHS.map((path) => ({ path, method: RequestMethod.GET })),
       ...HOOK_PATHS.map((path) => ({ path, method: RequestMethod.POST })),
+      ...MCP_PATHS.flatMap((path) => [RequestMethod.POST, RequestMethod.GET, RequestMethod.DELETE].map((method) => ({ path, method }))),
     ],
   });
-  registerBodyParsers(app.getHttpAdapter().getInstance());
-  app.useGlobalPipes(gatewayValidationPipe());
-  mountApiDocs(app, API_PREFIX);
 }

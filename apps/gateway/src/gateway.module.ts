@@ -1,13 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { PlatformModule, type AppLogger, type Metrics } from '@worktrack/platform';
 import { ActivityController } from './activity/activity.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { NoStoreInterceptor } from './cache-control/no-store.interceptor';
 import { ConnectorsHttpModule } from './connectors/connectors-http.module';
 import type { GatewayConfig } from './gateway.config';
+import { McpController } from './mcp/mcp.controller';
 import { MeController } from './me/me.controller';
+import { MembersController } from './members/members.controller';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { PlateHttpModule } from './plate/plate-http.module';
@@ -19,12 +22,19 @@ import { TokensController } from './tokens/tokens.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
- * scope (AuthGuard), then the per-member rate limit.
+ * scope (AuthGuard), then the per-member rate limit; the per-address limit
+ * on unauthenticated failures runs before both, as an onRequest hook
+ * (rate-limit/unauthenticated-limit.hook.ts). Every /v1 answer is no-store.
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
-  controllers: [StatusController, MeController, TokensController, AgentsController, ActivityController],
-  providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
+  controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
+  providers: [
+    StatusService,
+    { provide: APP_GUARD, useExisting: AuthGuard },
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
+    { provide: APP_INTERCEPTOR, useClass: NoStoreInterceptor },
+  ],
 })
 export class GatewayFeaturesModule {}
 
@@ -43,6 +53,8 @@ export class GatewayModule {
               redisUrl: config.REDIS_URL,
               limit: config.RATE_LIMIT_PER_MINUTE,
               keyPrefix: config.KAFKA_TOPIC_PREFIX,
+              unauthenticatedLimit: config.UNAUTH_RATE_LIMIT_PER_MINUTE,
+              trustedProxyHops: config.TRUSTED_PROXY_HOPS,
             }),
           ],
         },

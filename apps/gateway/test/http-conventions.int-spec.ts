@@ -1,16 +1,51 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Payload } from '@nestjs/microservices';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { boundPort, createHttpApp, createLogger, ensureTopics, Metrics } from '@worktrack/platform';
-import { testConfig, testKafka } from '@worktrack/testing';
-import { allTopics } from '@worktrack/contracts';
+import {
+  boundPort,
+  createHttpApp,
+  createLogger,
+  ensureTopics,
+  HandleCommand,
+  KafkaContractTransport,
+  LOGGER,
+  Metrics,
+} from '@worktrack/platform';
+import { testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { allTopics, ResolveMember, type PayloadOf } from '@worktrack/contracts';
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { Access } from '../src/auth/access.decorator';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
+
+/** A stand-in identity: every member exists. */
+@Controller()
+class StandInIdentityConsumer {
+  @HandleCommand(ResolveMember)
+  resolve(@Payload() { workspaceId, memberId }: PayloadOf<typeof ResolveMember>) {
+    return Promise.resolve({
+      memberId,
+      workspaceId,
+      kind: 'human' as const,
+      role: 'member' as const,
+      displayName: 'conventions',
+      email: null,
+      timezone: 'UTC',
+      workingHours: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+      plateCapacity: 6,
+      version: 1,
+      active: true,
+    });
+  }
+}
+
+@Module({ controllers: [StandInIdentityConsumer] })
+class StandInIdentityModule {}
 
 class ItemDto {
   @Matches(/^[a-z0-9_.-]{1,64}$/) event_type!: string;
@@ -44,8 +79,11 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   let base: string;
   const logged: string[] = [];
   const JWT_SECRET = `conventions-${randomUUID()}`;
-  // A session JWT (verified locally, D-11): these routes need a principal, no identity service runs here.
-  const bearer = (): string => `Bearer ${jwt.sign({ sub: randomUUID(), wid: randomUUID() }, JWT_SECRET, { expiresIn: 60 })}`;
+  // A session JWT (D-11): these routes need a principal. Its member is resolved over Kafka by the stand-in identity
+  // below (every member exists), since the gateway trusts no claim identity has not confirmed (issue 14).
+  let identity: { kafka: TestKafka; server: INestMicroservice } | undefined;
+  const claims = { sub: randomUUID(), wid: randomUUID() }; // one member: resolved once, then cached
+  const bearer = (): string => `Bearer ${jwt.sign(claims, JWT_SECRET, { expiresIn: 60 })}`;
 
   beforeAll(async () => {
     // A topic namespace where no service runs (other spec files run services in parallel).
@@ -60,6 +98,23 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     const setup = testKafka('conventions-setup', { KAFKA_TOPIC_PREFIX: prefix });
     await ensureTopics(await setup.client.admin(), allTopics(), prefix);
     await setup.close();
+    const identityKafka = testKafka('conventions-identity', { KAFKA_TOPIC_PREFIX: prefix });
+    const strategy = new KafkaContractTransport(identityKafka.client, identityKafka.logger, identityKafka.metrics, {
+      commandTopic: 'identityCommands',
+      commandGroup: 'identity',
+    });
+    const server = await NestFactory.createMicroservice(
+      {
+        module: StandInIdentityModule,
+        providers: [
+          { provide: LOGGER, useValue: identityKafka.logger },
+          { provide: Metrics, useValue: identityKafka.metrics },
+        ],
+      },
+      { strategy, logger: false },
+    );
+    await server.listen();
+    identity = { kafka: identityKafka, server };
     // Log lines are captured, not printed: the test reads what an operator would see.
     const logger = createLogger('gateway', 'info', config.INSTANCE_ID, { write: (line: string) => logged.push(line) });
     const metrics = new Metrics('gateway');
@@ -72,6 +127,8 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
 
   afterAll(async () => {
     await app?.close();
+    await identity?.server.close();
+    await identity?.kafka.close();
   });
 
   const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
@@ -169,8 +226,10 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     expect(elapsed).toBeLessThan(1500 + 1500);
   });
 
-  it('reports ready (Kafka and its reply consumer) and exposes metrics', async () => {
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ data: { status: 'ready', checks: { kafka: 'up', replies: 'up' } } });
+  it('reports ready (Kafka, no consumer crashed, its reply consumer) and exposes metrics', async () => {
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({
+      data: { status: 'ready', checks: { kafka: 'up', consumers: 'up', replies: 'up' } },
+    });
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).toMatch(/worktrack_http_request_duration_seconds_count\{[^}]*status="415"/);
     expect(text).toMatch(/worktrack_rpc_duration_seconds_count\{[^}]*outcome="timeout"/);

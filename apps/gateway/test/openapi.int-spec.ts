@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { ErrorCode } from '@worktrack/contracts';
 import { boundPort, createHttpApp, createLogger, httpStatusOf, Metrics } from '@worktrack/platform';
@@ -67,18 +69,14 @@ interface LintReport {
 const ROOT = join(__dirname, '..', '..', '..');
 const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 
-/**
- * The recommended rules, nothing fetched. `info-license` is off: the API is
- * proprietary and has no licence to name.
- */
-const REDOCLY_CONFIG = `telemetry: off
-extends:
-  - recommended
-rules:
-  info-license: off
-`;
+/** The committed lint rules: Redocly's recommended set (nothing fetched). */
+const REDOCLY_CONFIG = join(ROOT, 'redocly.yaml');
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+/** Documented routes outside /v1, each path item with servers of its own: the provider webhooks and the operator routes. */
+const OUTSIDE_API = /^\/(hooks\/|healthz$|readyz$|metrics$|status$|mcp$)/;
+/** The MCP transport's GET and DELETE answer 405 (a stateless server, as the protocol asks): named in POST /mcp's description. */
+const PROTOCOL_405 = /^(GET|DELETE) \/mcp$/;
 
 describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GET /docs', () => {
   let app: NestFastifyApplication;
@@ -87,6 +85,8 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
   let doc: OpenApiDocument;
   /** `METHOD /path` of every route the app serves under /v1, as Fastify registered it. */
   const liveRoutes = new Set<string>();
+  /** The routes of neither: this document and its reference page. */
+  const otherRoutes = new Set<string>();
 
   beforeAll(async () => {
     const config = testConfig(GatewayConfig);
@@ -96,18 +96,22 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
       config,
       logger,
       metrics,
-      configure: (created) => {
+      configure: async (created) => {
         created
           .getHttpAdapter()
           .getInstance()
           .addHook('onRoute', (route) => {
             const methods = Array.isArray(route.method) ? route.method : [route.method];
             for (const method of methods) {
-              if (method === 'HEAD' || !route.url.startsWith('/v1/')) continue;
-              liveRoutes.add(`${method} ${route.url.slice('/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
+              // HEAD mirrors GET; OPTIONS is the CORS preflight.
+              if (method === 'HEAD' || method === 'OPTIONS') continue;
+              const path = route.url.replace(/:(\w+)/g, '{$1}');
+              if (path.startsWith('/v1/')) liveRoutes.add(`${method} ${path.slice('/v1'.length)}`);
+              else if (OUTSIDE_API.test(path) && !PROTOCOL_405.test(`${method} ${path}`)) liveRoutes.add(`${method} ${path}`);
+              else otherRoutes.add(`${method} ${path}`);
             }
           });
-        configureGateway(created);
+        await configureGateway(created);
       },
     });
     base = `http://127.0.0.1:${boundPort(app)}`;
@@ -124,6 +128,8 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     Object.entries(doc.paths).flatMap(([path, item]) =>
       METHODS.filter((m) => item[m]).map((m): [string, Operation] => [`${m.toUpperCase()} ${path}`, item[m]]),
     );
+  /** The operations under /v1 (the webhooks are authenticated by provider signatures, the operator routes by the operator token). */
+  const apiOperations = (): Array<[string, Operation]> => operations().filter(([name]) => !OUTSIDE_API.test(name.split(' ')[1]));
   const schema = (name: string): Schema => {
     const found = doc.components.schemas[name];
     if (!found) throw new Error(`no schema ${name}`);
@@ -143,22 +149,51 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     }
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info).toMatchObject({ title: 'worktrack API', version: '1.0' });
-    expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
+    // An absolute server a generated client can use as is, its host a variable (PUBLIC_URL by default); and this server.
+    expect(doc.servers).toEqual([
+      expect.objectContaining({
+        url: '{scheme}://{host}/v1',
+        variables: {
+          scheme: expect.objectContaining({ default: 'http' }) as unknown,
+          host: expect.objectContaining({ default: 'localhost:3000' }) as unknown,
+        },
+      }),
+      expect.objectContaining({ url: '/v1' }),
+    ]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.bearer.bearerFormat).toContain('wt_');
   });
 
-  it('documents exactly the routes the app serves under /v1, each with a summary', () => {
+  it('documents exactly the routes the app serves under /v1 and the provider webhooks, each with a summary', () => {
     const documented = operations().map(([name]) => name);
     expect([...liveRoutes]).toEqual(
-      expect.arrayContaining(['GET /me', 'POST /tokens', 'GET /tokens', 'DELETE /tokens/{token_id}', 'POST /agents']),
+      expect.arrayContaining([
+        'GET /me',
+        'POST /tokens',
+        'GET /tokens',
+        'DELETE /tokens/{token_id}',
+        'POST /agents',
+        'POST /hooks/github/{connector_id}',
+        'POST /hooks/slack/{connector_id}',
+        'GET /healthz',
+        'GET /readyz',
+        'GET /metrics',
+        'GET /status',
+      ]),
     );
     expect(documented.sort()).toEqual([...liveRoutes].sort());
+    // Everything else the gateway serves is this document and its page.
+    expect([...otherRoutes].filter((route) => !/^GET \/(openapi\.yaml|docs(\/.*)?)$/.test(route) && !PROTOCOL_405.test(route))).toEqual([]);
+    // The webhooks and operator routes live outside /v1: their own servers say so.
+    for (const path of Object.keys(doc.paths).filter((p) => OUTSIDE_API.test(p))) {
+      const servers = (doc.paths[path] as unknown as { servers: Array<{ url: string }> }).servers;
+      expect({ path, servers: servers.map((s) => s.url) }).toEqual({ path, servers: ['{scheme}://{host}', '/'] });
+    }
     for (const [name, operation] of operations()) expect({ name, summary: typeof operation.summary }).toEqual({ name, summary: 'string' });
   });
 
   it('answers every documented operation without a credential with the documented 401', async () => {
-    for (const [name, operation] of operations()) {
+    for (const [name, operation] of apiOperations()) {
       const [method, path] = name.split(' ');
       const res = await fetch(`${base}/v1${path.replace(/\{\w+\}/g, 'abcdefgh')}`, {
         method,
@@ -193,7 +228,7 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     expect(tokenId).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z2-7]{8}$' } });
     expect(schema('WorkingInterval').properties?.start.pattern).toBe('^([01]\\d|2[0-3]):[0-5]\\d$');
 
-    for (const [name, operation] of operations()) {
+    for (const [name, operation] of apiOperations()) {
       for (const [, placeholder] of name.matchAll(/\{(\w+)\}/g)) {
         const param = operation.parameters?.find((p) => p.in === 'path' && p.name === placeholder);
         expect({ name, placeholder, pattern: typeof param?.schema?.pattern }).toEqual({ name, placeholder, pattern: 'string' });
@@ -212,7 +247,7 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
   });
 
   it('documents every success body as { data } (D-1), the member as D-13 says', () => {
-    for (const [name, operation] of operations()) {
+    for (const [name, operation] of apiOperations()) {
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
       expect({ name, successes: success.length }).toEqual({ name, successes: 1 });
       const body = success[0][1].content?.['application/json']?.schema;
@@ -232,7 +267,7 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
 
   it('requires the bearer credential on every operation and documents its errors and headers (D-2, D-4, D-5)', () => {
     expect(schema('ErrorCode').enum).toEqual(Object.values(ErrorCode));
-    for (const [name, operation] of operations()) {
+    for (const [name, operation] of apiOperations()) {
       expect({ name, security: operation.security }).toEqual({ name, security: [{ bearer: [] }] });
       const expected = ['401', '429', '500', '503', ...(operation.requestBody ? ['400', '413', '415'] : [])];
       expect({ name, missing: expected.filter((status) => !(status in operation.responses)) }).toEqual({ name, missing: [] });
@@ -267,11 +302,117 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     expect(doc.paths['/me'].get.responses['403']).toBeUndefined();
   });
 
+  it('documents the webhooks as signed by the provider, not by a bearer credential (D-36)', () => {
+    for (const hook of ['/hooks/github/{connector_id}', '/hooks/slack/{connector_id}']) {
+      const operation = doc.paths[hook].post;
+      expect(operation.security).toEqual([]);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '401', '404', '413', '415', '429', '500', '503']));
+      expect(codesOf(operation.responses['401'])).toEqual(['UNAUTHENTICATED']);
+      expect(operation.requestBody?.content['application/json'].schema).toMatchObject({ type: 'object', additionalProperties: true });
+    }
+  });
+
+  it('documents the operator routes: public probes, metrics and status behind the operator token', () => {
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    expect(doc.paths['/readyz'].get.security).toEqual([]);
+    expect(doc.paths['/status'].get.security).toEqual([{ operator: [] }, {}]);
+    expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content ?? {})).toEqual(['text/plain']);
+    expect(codesOf(doc.paths['/status'].get.responses['503'])).toEqual(['UNAVAILABLE']);
+    expect(codesOf(doc.paths['/metrics'].get.responses['401'])).toEqual(['UNAUTHENTICATED']);
+  });
+
+  it('writes its descriptions for API users: no internal decision ids anywhere in the document', () => {
+    expect(text.match(/D-\d+/g) ?? []).toEqual([]);
+  });
+
+  it('types every field as precisely as the contract: integers, formats, bounds, defaults, the opaque payload', () => {
+    expect(text).not.toMatch(/type:\s*(number|\n\s*- number)\b/);
+    expect(schema('PlateAssignmentBody').properties).toMatchObject({
+      active_count: { type: 'integer', minimum: 0 },
+      capacity: { type: 'integer', minimum: 0 },
+      plate_date: { type: 'string', format: 'date' },
+    });
+    const event = schema('ActivityEventDto');
+    expect(event.properties?.payload).toMatchObject({ type: ['object', 'null'], additionalProperties: true });
+    expect((event.properties?.payload as { description?: string }).description).toContain('32 KB');
+    // The default on the non-null alternative: a generated client must not have to send it.
+    expect(event.properties?.source_type).toMatchObject({
+      anyOf: [{ type: 'string', default: 'custom', pattern: '^[a-z0-9_.-]{1,64}$' }, { type: 'null' }],
+    });
+    expect(event.properties?.occurred_at).toMatchObject({ format: 'date-time' });
+    expect(event.properties?.external_id).toMatchObject({ maxLength: 256 });
+    expect(schema('ActivityBatchDto').properties?.events).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(schema('StoredEventBody').properties?.payload).toMatchObject({ type: 'object', additionalProperties: true });
+    expect(schema('SessionBody').properties?.session_id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(schema('MemberBody').properties?.email).toMatchObject({ format: 'email' });
+    const limit = doc.paths['/sessions'].get.parameters?.find((p) => p.name === 'limit');
+    expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+  });
+
+  it('carries a realistic example on every request body, success response and path parameter, each valid against its schema', () => {
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12: the document's own references resolve inside it.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'https://worktrack.test/openapi', components: doc.components });
+    const validate = (schemaOf: unknown, value: unknown, where: string): void => {
+      const check = ajv.compile({
+        $id: `https://worktrack.test/example/${checked}`,
+        ...JSON.parse(JSON.stringify(schemaOf).replaceAll('"#/components/', '"https://worktrack.test/openapi#/components/')),
+      } as object);
+      checked++;
+      const valid = check(value);
+      expect({ where, errors: valid ? [] : check.errors }).toEqual({ where, errors: [] });
+    };
+    let checked = 0;
+    type Media = { schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> };
+    const mediaExamples = (media: Media, where: string): number => {
+      const values = [...(media.example === undefined ? [] : [media.example]), ...Object.values(media.examples ?? {}).map((e) => e.value)];
+      for (const value of values) validate(media.schema, value, where);
+      return values.length;
+    };
+    for (const [name, operation] of operations()) {
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+        expect({ name, type, examples: mediaExamples(media as Media, `${name} request`) > 0 }).toEqual({ name, type, examples: true });
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          expect({ name, status, type, examples: mediaExamples(media as Media, `${name} ${status}`) > 0 }).toEqual({
+            name,
+            status,
+            type,
+            examples: true,
+          });
+        }
+      }
+      for (const parameter of (operation.parameters ?? []) as Array<Parameter & { example?: unknown }>) {
+        if (parameter.in !== 'path') continue;
+        expect({ name, parameter: parameter.name, example: parameter.example !== undefined }).toEqual({
+          name,
+          parameter: parameter.name,
+          example: true,
+        });
+        validate(parameter.schema, parameter.example, `${name} ${parameter.name}`);
+      }
+    }
+    // And every example a schema carries for one of its fields.
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const item = node as Record<string, unknown>;
+      if (Array.isArray(item.examples) && 'type' in item) item.examples.forEach((value) => validate(item, value, where));
+      for (const [key, value] of Object.entries(item)) if (key !== 'examples' && key !== 'example') walk(value, `${where}/${key}`);
+    };
+    walk(doc.components.schemas, '#/components/schemas');
+    expect(checked).toBeGreaterThan(100);
+    // Realistic: "Try it out" starts from these, so an impossible date or a pattern's noise would be the first thing a user sees.
+    const ingest = doc.paths['/activity/events'].post.requestBody?.content['application/json'] as unknown as Media;
+    expect(ingest.examples?.ActivityEventDto.value).toMatchObject({ event_type: 'deploy', occurred_at: '2026-03-02T09:30:00Z' });
+  });
+
   it('lints clean with Redocly (recommended rules, offline)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'worktrack-openapi-'));
     try {
       writeFileSync(join(dir, 'openapi.yaml'), text);
-      writeFileSync(join(dir, 'redocly.yaml'), REDOCLY_CONFIG);
+      writeFileSync(join(dir, 'redocly.yaml'), readFileSync(REDOCLY_CONFIG));
       const stdout = await new Promise<string>((resolve) => {
         execFile(
           process.execPath,

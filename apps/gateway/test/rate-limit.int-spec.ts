@@ -282,7 +282,7 @@ describe('gateway rate limit when Redis is down or slow: fail open, bounded', ()
     for (let i = 0; i < 10; i++) {
       const started = Date.now();
       const res = await ping(down, member);
-      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 250);
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000); // bounded; generous for a loaded 2-core machine
       // Not counted: the limit of 2 is not applied, and the headers say so.
       expect(limits(res)).toEqual({ status: 200, limit: '2', remaining: '2', reset: '0', retryAfter: null });
     }
@@ -304,7 +304,7 @@ describe('gateway rate limit when Redis is down or slow: fail open, bounded', ()
       const res = await ping(slow, member);
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
-      expect(elapsed).toBeLessThan(TIMEOUT_MS + 250);
+      expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000); // bounded; generous for a loaded 2-core machine
       expect(limits(res)).toMatchObject({ status: 200, remaining: '5', reset: '0' });
     }
     expect(await counterValue(slow, 'worktrack_rate_limit_fail_open_total', { reason: 'timeout' })).toBe(before + 3);

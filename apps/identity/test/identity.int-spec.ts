@@ -1,5 +1,6 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { IdentityConfig } from '../src/identity.config';
-import { identityService } from '../src/identity.service-definition';
+import { AppModule } from '../src/app.module';
+import { identityDatabase } from '../src/database/data-source';
 
-serviceSkeletonSpec(identityService, IdentityConfig);
+serviceSkeletonSpec('identity', AppModule, IdentityConfig, identityDatabase);

@@ -1,5 +1,15 @@
-import { serviceMain } from '@worktrack/platform';
+import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { AppModule } from './app.module';
 import { IngestionConfig } from './ingestion.config';
-import { ingestionService } from './ingestion.service-definition';
+import { ingestionDatabase } from './database/data-source';
 
-serviceMain(ingestionService, IngestionConfig);
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
+runMain('ingestion', async () => {
+  const config = loadConfig(IngestionConfig);
+  const logger = createLogger('ingestion', config.LOG_LEVEL, config.INSTANCE_ID);
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(config, ingestionDatabase, logger);
+    return logger.flush();
+  }
+  drainOnSignals(await startService('ingestion', AppModule, config, logger), config, logger);
+});

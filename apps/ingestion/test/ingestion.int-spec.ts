@@ -1,5 +1,6 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
-import { ingestionService } from '../src/ingestion.service-definition';
+import { AppModule } from '../src/app.module';
+import { ingestionDatabase } from '../src/database/data-source';
 
-serviceSkeletonSpec(ingestionService, IngestionConfig);
+serviceSkeletonSpec('ingestion', AppModule, IngestionConfig, ingestionDatabase);

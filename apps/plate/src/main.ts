@@ -1,5 +1,15 @@
-import { serviceMain } from '@worktrack/platform';
+import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { AppModule } from './app.module';
 import { PlateConfig } from './plate.config';
-import { plateService } from './plate.service-definition';
+import { plateDatabase } from './database/data-source';
 
-serviceMain(plateService, PlateConfig);
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
+runMain('plate', async () => {
+  const config = loadConfig(PlateConfig);
+  const logger = createLogger('plate', config.LOG_LEVEL, config.INSTANCE_ID);
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(config, plateDatabase, logger);
+    return logger.flush();
+  }
+  drainOnSignals(await startService('plate', AppModule, config, logger), config, logger);
+});

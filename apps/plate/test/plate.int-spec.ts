@@ -5,15 +5,18 @@ import {
   AssignPlateItem,
   CompletePlateItem,
   GetPlate,
-  MemberChanged,
+  MemberState,
+  toMemberProfile,
   type ActorV1,
   type MemberV1,
   type WorkingHours,
 } from '@worktrack/contracts';
+import { DataSource } from 'typeorm';
 import { CommandClient, MessagePublisher, startService } from '@worktrack/platform';
 import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { PlateConfig } from '../src/plate.config';
-import { plateService } from '../src/plate.service-definition';
+import { AppModule } from '../src/app.module';
+import { PlateService } from '../src/plate/plate.service';
 
 const nineToFive = [{ start: '09:00', end: '17:00' }];
 const MON_FRI: WorkingHours = { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive, sat: [], sun: [] };
@@ -37,9 +40,10 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
       timezone: 'UTC',
       workingHours: MON_FRI,
       plateCapacity: 6,
+      version: 1,
       ...over,
     };
-    await publisher.publish(MemberChanged, m, { key: m.memberId });
+    await publisher.publish(MemberState, m, { key: m.memberId });
     return m;
   };
   const actor = (m: MemberV1, scope: 'full' | 'report_only' = 'full'): ActorV1 => ({
@@ -71,7 +75,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
   };
 
   beforeAll(async () => {
-    app = await startService(plateService, testConfig(PlateConfig));
+    app = await startService('plate', AppModule, testConfig(PlateConfig));
     kafka = testKafka('plate-it');
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();
@@ -166,7 +170,8 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await expect(
       rpc.send(AssignPlateItem, { actor: actor(lead, 'report_only'), assigneeId: lead.memberId, title: 'x' }, { key: lead.memberId }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(assign(lead, lead, '2026-02-30')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    // Issue 14: an impossible date breaks the contract itself now; no producer can send it.
+    await expect(assign(lead, lead, '2026-02-30')).rejects.toThrow(/plateDate must be a day that exists in the calendar/);
   });
 
   it('keeps the latest member data from identity (timezone and capacity changes apply)', async () => {
@@ -175,11 +180,110 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await Promise.all([known(lead), known(dev)]);
     const day = nextWeekday(4);
     await assign(lead, dev, day);
-    await publisher.publish(MemberChanged, { ...dev, plateCapacity: 2 }, { key: dev.memberId });
+    await publisher.publish(MemberState, { ...dev, plateCapacity: 2, version: 2 }, { key: dev.memberId });
     await eventually(
       async () => (await rpc.send(GetPlate, { actor: actor(dev), date: day }, { key: dev.memberId })).capacity === 2,
       'capacity update',
     );
     expect(await assign(lead, dev, day)).toMatchObject({ plateDate: day, activeCount: 2, capacity: 2 });
+  });
+
+  it('keeps the newest version: a late, older member message does not undo a newer one (issue 15)', async () => {
+    const dev = await member({ plateCapacity: 4, version: 5 });
+    await known(dev);
+    await publisher.publish(MemberState, { ...dev, plateCapacity: 1, version: 3 }, { key: dev.memberId });
+    const marker = await member(); // published after the stale message on its own key: once it is known, the stale one was handled too
+    await known(marker);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await rpc.send(GetPlate, { actor: actor(dev) }, { key: dev.memberId })).capacity).toBe(4);
+  });
+
+  it('assigns to a member its projection has not heard of when the command carries the resolved profile (issue 15: read-your-writes)', async () => {
+    const lead = await member();
+    await known(lead);
+    const fresh: MemberV1 = {
+      memberId: randomUUID(),
+      workspaceId: workspace,
+      kind: 'human',
+      role: 'member',
+      displayName: 'new',
+      email: null,
+      timezone: 'Asia/Tokyo',
+      workingHours: MON_FRI,
+      plateCapacity: 1,
+      version: 1,
+    };
+    const result = await rpc.send(
+      AssignPlateItem,
+      { actor: actor(lead), assigneeId: fresh.memberId, title: 'welcome', assignee: toMemberProfile(fresh) },
+      { key: fresh.memberId },
+    );
+    expect(result).toMatchObject({ plateDate: DateTime.now().setZone('Asia/Tokyo').toISODate(), capacity: 1 });
+    // A profile naming another workspace is not the assignee's.
+    await expect(
+      rpc.send(
+        AssignPlateItem,
+        { actor: actor(lead), assigneeId: fresh.memberId, title: 'x', assignee: { ...toMemberProfile(fresh), workspaceId: randomUUID() } },
+        { key: fresh.memberId },
+      ),
+    ).rejects.toMatchObject({ code: 'ASSIGNEE_NOT_FOUND' });
+    // The actor's own carried profile answers "today" before the projection knows them.
+    const me = { ...actor(fresh), profile: toMemberProfile(fresh) };
+    await expect(rpc.send(GetPlate, { actor: me }, { key: fresh.memberId })).resolves.toMatchObject({ capacity: 1, activeCount: 1 });
+  });
+
+  it('refuses a member the projection knows as deactivated, even with an older carried profile', async () => {
+    const lead = await member();
+    const gone = await member({ version: 1 });
+    await known(gone);
+    await publisher.publish(MemberState, { ...gone, version: 2, active: false }, { key: gone.memberId });
+    await eventually(
+      async () =>
+        await rpc.send(AssignPlateItem, { actor: actor(lead), assigneeId: gone.memberId, title: 'x' }, { key: gone.memberId }).then(
+          () => false,
+          (err: { code?: string }) => err.code === 'ASSIGNEE_NOT_FOUND',
+        ),
+      'deactivation reaches the projection',
+    );
+    await expect(
+      rpc.send(
+        AssignPlateItem,
+        { actor: actor(lead), assigneeId: gone.memberId, title: 'x', assignee: toMemberProfile(gone) },
+        { key: gone.memberId },
+      ),
+    ).rejects.toMatchObject({ code: 'ASSIGNEE_NOT_FOUND' });
+  });
+
+  it('rebuilds every member from identity.members after its projection table was emptied and the service restarted (issue 15)', async () => {
+    const members = await Promise.all(Array.from({ length: 20 }, (_, i) => member({ plateCapacity: 10 + i })));
+    await Promise.all(members.map((m) => known(m)));
+    await app.get(DataSource).query(`DELETE FROM plate.members`);
+    await app.close();
+    app = await startService('plate', AppModule, testConfig(PlateConfig));
+    // Right after start-up, without waiting: the replay ran before the service took commands.
+    const capacities = await Promise.all(
+      members.map(async (m) => (await rpc.send(GetPlate, { actor: actor(m) }, { key: m.memberId })).capacity),
+    );
+    expect(capacities).toEqual(members.map((m) => m.plateCapacity));
+    const [{ n }] = await app.get(DataSource).query<Array<{ n: string }>>(`SELECT count(*) AS n FROM plate.members`);
+    expect(Number(n)).toBeGreaterThanOrEqual(members.length);
+  });
+  it('a command delivered again (a replica killed before its offset commit) assigns one item, also when two replicas handle it at once (issue 19 chaos finding)', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 3 });
+    await Promise.all([known(lead), known(dev)]);
+    const day = nextWeekday(3);
+    const service = app.get(PlateService);
+    const command = { actor: actor(lead), assigneeId: dev.memberId, title: 'deliver me twice', plateDate: day };
+    const messageId = randomUUID();
+    const first = await service.assign(command, messageId);
+    const again = await service.assign(command, messageId);
+    expect(again).toEqual(first);
+    const racedId = randomUUID();
+    const raced = await Promise.all([service.assign(command, racedId), service.assign(command, racedId), service.assign(command, racedId)]);
+    expect(new Set(raced.map((r) => r.plateItemId)).size).toBe(1);
+    const plate = await rpc.send(GetPlate, { actor: actor(dev), date: day }, { key: dev.memberId });
+    expect(plate.items.map((i) => i.title)).toEqual(['deliver me twice', 'deliver me twice']);
+    expect(plate.activeCount).toBe(2);
   });
 });

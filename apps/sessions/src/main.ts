@@ -1,5 +1,15 @@
-import { serviceMain } from '@worktrack/platform';
+import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { AppModule } from './app.module';
+import { sessionsDatabase } from './database/data-source';
 import { SessionsConfig } from './sessions.config';
-import { sessionsService } from './sessions.service-definition';
 
-serviceMain(sessionsService, SessionsConfig);
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
+runMain('sessions', async () => {
+  const config = loadConfig(SessionsConfig);
+  const logger = createLogger('sessions', config.LOG_LEVEL, config.INSTANCE_ID);
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(config, sessionsDatabase, logger);
+    return logger.flush();
+  }
+  drainOnSignals(await startService('sessions', AppModule, config, logger), config, logger);
+});

@@ -1,8 +1,9 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
-import { sessionsService } from '../src/sessions.service-definition';
+import { AppModule } from '../src/app.module';
+import { sessionsDatabase } from '../src/database/data-source';
 import { migratedSessionsSchema } from './migrated-schema';
 
 beforeAll(migratedSessionsSchema);
 
-serviceSkeletonSpec(sessionsService, SessionsConfig);
+serviceSkeletonSpec('sessions', AppModule, SessionsConfig, sessionsDatabase);

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DateTime } from 'luxon';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   allTopics,
   CloseSession,
   ListSessions,
-  MemberChanged,
+  MemberState,
   parsePayload,
   PauseSession,
   ResumeSession,
@@ -34,7 +35,7 @@ import {
 } from '@worktrack/platform';
 import { eventually, testConfig, type TestKafka } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
-import { sessionsService } from '../src/sessions.service-definition';
+import { AppModule } from '../src/app.module';
 import { SessionsPublisher } from '../src/sessions/sessions.publisher';
 import { SessionsRepository } from '../src/sessions/sessions.repository';
 import { SessionsService } from '../src/sessions/sessions.service';
@@ -132,7 +133,11 @@ describe('sessions: work sessions', () => {
     const client = new KafkaClient('sessions-it', config, logger);
     kafka = { client, logger, metrics: new Metrics('sessions-it'), close: () => client.close() };
     await ensureTopics(await client.admin(), allTopics(), prefix);
-    app = await startService(sessionsService, testConfig(SessionsConfig, { SESSION_SWEEP_INTERVAL_MS: '200', KAFKA_TOPIC_PREFIX: prefix }));
+    app = await startService(
+      'sessions',
+      AppModule,
+      testConfig(SessionsConfig, { SESSION_SWEEP_INTERVAL_MS: '200', KAFKA_TOPIC_PREFIX: prefix }),
+    );
     db = app.get(DataSource);
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
     await rpc.start();
@@ -549,7 +554,11 @@ describe('sessions: work sessions', () => {
         kafka.metrics,
       );
       await Promise.all([sweeper.sweep(), replica.sweep(), sweeper.sweep(), replica.sweep()]);
-      for (const id of ids) expect((await stored(id)).state).toBe('closed');
+      // The app's own scheduled sweep may hold some rows (SKIP LOCKED) and commit just after ours.
+      await eventually(
+        async () => (await Promise.all(ids.map(stored))).every((row) => row.state === 'closed'),
+        'every expired session closed',
+      );
       await eventually(() => ids.every((id) => changesOf(id).length >= 1), 'the auto_closed messages');
       await new Promise((r) => setTimeout(r, 500));
       for (const id of ids) expect(changesOf(id).map((c) => c.change)).toEqual(['auto_closed']);
@@ -640,7 +649,7 @@ describe('sessions: work sessions', () => {
       expect([reversed.code, reversed.details]).toEqual(['VALIDATION_FAILED', [{ path: 'from', issue: 'from must not be after to' }]]);
     });
 
-    it('reads from/to as calendar dates in the member time zone across the DST switches (Europe/Berlin), UTC until identity told us', async () => {
+    it('reads from/to as calendar dates in the member time zone across the DST switches (Europe/Berlin), 503 until the zone is known (issue 15: no UTC guess)', async () => {
       const actor = actorOf();
       const at = async (iso: string): Promise<SessionV1> =>
         send.start(actor, manual(iso, new Date(Date.parse(iso) + 60_000).toISOString()));
@@ -665,12 +674,28 @@ describe('sessions: work sessions', () => {
         (await send.list(actor, { from, to })).sessions.map((s) => s.sessionId).sort();
       const expected = (...sessions: SessionV1[]): string[] => sessions.map((s) => s.sessionId).sort();
 
-      // Unknown to the projection: UTC days.
-      expect(await ids('2026-03-29', '2026-03-29')).toEqual(expected(march.switch, march.last, march.after));
+      // Unknown to the projection and no profile carried: a retryable 503, never UTC days.
+      expect((await failure(send.list(actor, { from: '2026-03-29', to: '2026-03-29' }))).code).toBe('UNAVAILABLE');
+      // A profile carried with the command (the gateway resolved it with identity) answers at once.
+      const carried = {
+        ...actor,
+        profile: {
+          memberId: actor.memberId,
+          workspaceId: actor.workspaceId,
+          role: 'member' as const,
+          timezone: 'Europe/Berlin',
+          workingHours: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+          plateCapacity: 6,
+          version: 1,
+        },
+      };
+      expect((await send.list(carried, { from: '2026-03-29', to: '2026-03-29' })).sessions.map((s) => s.sessionId).sort()).toEqual(
+        expected(march.first, march.switch, march.last),
+      );
 
       const publisher = new MessagePublisher(kafka.client);
       await publisher.publish(
-        MemberChanged,
+        MemberState,
         {
           memberId: actor.memberId,
           workspaceId: actor.workspaceId,
@@ -681,6 +706,7 @@ describe('sessions: work sessions', () => {
           timezone: 'Europe/Berlin',
           workingHours: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
           plateCapacity: 6,
+          version: 2,
         },
         { key: actor.memberId },
       );
@@ -715,6 +741,64 @@ describe('sessions: work sessions', () => {
       // Only from, only to.
       expect((await send.list(actor, { from: '2026-10-26' })).sessions.map((s) => s.sessionId)).toEqual([october.after.sessionId]);
       expect((await send.list(actor, { to: '2026-03-28' })).sessions.map((s) => s.sessionId)).toEqual([march.before.sessionId]);
+      // A carried profile older than the projection's (version 1 < 2) loses to it.
+      const stale = { ...carried, profile: { ...carried.profile, timezone: 'Pacific/Kiritimati' } };
+      expect((await send.list(stale, { from: '2026-03-29', to: '2026-03-29' })).sessions.map((s) => s.sessionId).sort()).toEqual(
+        expected(march.first, march.switch, march.last),
+      );
+    });
+  });
+
+  describe('members projection (issue 15)', () => {
+    it('rebuilds every member from identity.members after its table was emptied and the service restarted', async () => {
+      const zones = ['Asia/Tokyo', 'Europe/Berlin', 'America/Lima', 'Pacific/Kiritimati', 'Australia/Adelaide'];
+      const members = Array.from({ length: 15 }, (_, i) => ({ ...actorOf(), timezone: zones[i % zones.length] }));
+      const publisher = new MessagePublisher(kafka.client);
+      for (const m of members) {
+        await publisher.publish(
+          MemberState,
+          {
+            memberId: m.memberId,
+            workspaceId: m.workspaceId,
+            kind: 'human',
+            role: 'member',
+            displayName: 'm',
+            email: null,
+            timezone: m.timezone,
+            workingHours: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+            plateCapacity: 6,
+            version: 1,
+          },
+          { key: m.memberId },
+        );
+      }
+      const zonesInDb = async (): Promise<Record<string, string>> =>
+        Object.fromEntries(
+          (
+            await db.query<Array<{ member_id: string; timezone: string }>>(
+              `SELECT member_id, timezone FROM sessions.members WHERE member_id = ANY($1)`,
+              [members.map((m) => m.memberId)],
+            )
+          ).map((r) => [r.member_id, r.timezone]),
+        );
+      const expected = Object.fromEntries(members.map((m) => [m.memberId, m.timezone]));
+      await eventually(async () => Object.keys(await zonesInDb()).length === members.length, 'the member projection');
+
+      await db.query(`DELETE FROM sessions.members`);
+      await app.close();
+      const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}work-sessions.`;
+      app = await startService(
+        'sessions',
+        AppModule,
+        testConfig(SessionsConfig, { SESSION_SWEEP_INTERVAL_MS: '200', KAFKA_TOPIC_PREFIX: prefix }),
+      );
+      db = app.get(DataSource);
+      // Right after start-up, without waiting: the replay ran before the service took commands.
+      expect(await zonesInDb()).toEqual(expected);
+      const day = DateTime.now().setZone(members[0].timezone).toISODate()!;
+      await expect(send.list(actorOf(members[0].memberId, members[0].workspaceId), { from: day, to: day })).resolves.toMatchObject({
+        sessions: [],
+      });
     });
   });
 });

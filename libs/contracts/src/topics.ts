@@ -15,6 +15,8 @@ export interface TopicDefinition {
   readonly retentionMs: number;
   /** The topic's `max.message.bytes` when it must exceed the broker default (about 1 MB). */
   readonly maxMessageBytes?: number;
+  /** `compact`: the broker keeps the latest message of every key (retention then only bounds deleted keys). Default `delete`. */
+  readonly cleanupPolicy?: 'compact';
   readonly description: string;
 }
 
@@ -32,7 +34,9 @@ export const Topics = {
     name: 'ingestion.commands',
     partitions: 12,
     retentionMs: 1 * HOUR,
-    description: 'Commands for the ingestion service (request/reply).',
+    // A batch of 100 events with 32 KB payloads each (D-17, D-18) is ~3.3 MB; every valid request must fit.
+    maxMessageBytes: 8 * 1_048_576,
+    description: 'Commands for the ingestion service (request/reply); an event batch of up to 100 × 32 KB payloads travels here.',
   },
   correlationCommands: {
     name: 'correlation.commands',
@@ -64,6 +68,13 @@ export const Topics = {
     partitions: 6,
     retentionMs: 7 * DAY,
     description: 'Facts from identity, keyed by member id: members changed, API tokens revoked.',
+  },
+  identityMembers: {
+    name: 'identity.members',
+    partitions: 6,
+    retentionMs: -1,
+    cleanupPolicy: 'compact',
+    description: "Every member's latest state, keyed by member id (log-compacted, kept forever): projections rebuild from it.",
   },
   ingestionEvents: {
     name: 'ingestion.events',
@@ -99,6 +110,8 @@ export const Topics = {
     name: 'platform.dead-letters',
     partitions: 3,
     retentionMs: 30 * DAY,
+    // Holds any message of any topic as it was (the largest takes 8 MiB), with the error headers.
+    maxMessageBytes: 10 * 1_048_576,
     description: 'Messages a consumer could not handle, with the error (never silently dropped).',
   },
 } as const satisfies Record<string, TopicDefinition>;

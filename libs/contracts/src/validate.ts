@@ -1,8 +1,12 @@
 import 'reflect-metadata';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
-import { validateSync, type ValidationError } from 'class-validator';
+import type { ValidationError } from 'class-validator';
+import { validateWhitelisted } from './compiled-validation';
 import type { ErrorDetail } from './error-codes';
+import { findUnsafeInput } from './input-safety';
 import type { PayloadClass } from './message';
+
+export { compiledCheck, validateWhitelisted } from './compiled-validation';
 
 export class ContractViolation extends Error {
   constructor(
@@ -61,8 +65,18 @@ export function parsePayload<T extends object>(cls: PayloadClass<T>, plain: unkn
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new ContractViolation(contract, [{ path: '', issue: 'payload must be an object' }]);
   }
+  // Issue 14: what no Postgres column can hold (NUL, lone surrogates), nor any
+  // recursive step walk (depth), nor an object merge survive (__proto__),
+  // never reaches a handler, whichever producer (the gateway, a connector) sent it.
+  const unsafe = findUnsafeInput(plain);
+  if (unsafe.length > 0)
+    throw new ContractViolation(
+      contract,
+      unsafe.map(({ path, issue }) => ({ path, issue })),
+    );
   const instance = hydrate(cls, plain);
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  // Issue 17: the contract's compiled check; class-validator only names what it refuses.
+  const errors = validateWhitelisted(instance);
   if (errors.length > 0) throw new ContractViolation(contract, flattenValidationErrors(errors));
   return instance;
 }

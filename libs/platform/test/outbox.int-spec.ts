@@ -186,6 +186,10 @@ describe('transactional outbox', () => {
       db.transaction((manager) => enqueue(manager, Tick, { memberId: 'bad', seq: 1, extra: 1 } as TickV1, { key: 'bad' })),
     ).rejects.toThrow(/extra/);
     await expect(enqueue(db.manager, Tick, { memberId: 'bad', seq: 1 }, { key: 'bad' })).rejects.toThrow(/transaction/);
+    // A row its topic could never take would block the relay for every key (issue 14): refused in the writer's transaction.
+    await expect(
+      db.transaction((manager) => enqueue(manager, Tick, { memberId: 'x'.repeat(1_100_000), seq: 1 }, { key: 'big' })),
+    ).rejects.toThrow(/exceeds plate\.commands's 1048588-byte limit/);
     expect(await outboxRows()).toBe(0);
   });
 
@@ -249,6 +253,26 @@ describe('transactional outbox', () => {
       for (const key of keys) expect(seqsOf(key)).toEqual(range(1, 30));
       await outboxDrained();
       expect(await metricValue(metrics, 'worktrack_outbox_published_total')).toBe(90);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("wakes on the commit's NOTIFY (issue 17): what another connection enqueued is published with no notify() and no poll", async () => {
+    const metrics = new Metrics('outbox-n');
+    // Neither a poll nor a safety read within the test: only the NOTIFY can wake the relay.
+    const r = relay(await dataSource('n'), client('relay-n'), metrics, { pollIntervalMs: 120_000 });
+    r.start();
+    try {
+      await eventually(() => r.holdsLock, 'the relay to take the lock');
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the first (empty) read is over: the relay sleeps
+      const keys = [`n1-${tag}`, `n2-${tag}`];
+      await enqueueTicks(keys, 1, 5); // `db`: another DataSource, as another process would write
+      await eventually(() => keys.every((k) => seqsOf(k).length === 5), 'the notified rows published', 10_000);
+      for (const key of keys) expect(seqsOf(key)).toEqual(range(1, 5));
+      await enqueueTicks(keys, 6, 2); // and again: the relay listens on after a batch
+      await eventually(() => keys.every((k) => seqsOf(k).length === 7), 'the second commit published', 10_000);
+      await outboxDrained();
     } finally {
       await r.stop();
     }

@@ -1,6 +1,7 @@
 import { MAX_EXTERNAL_ID_LENGTH, MAX_FUTURE_SKEW_MS, SLUG_PATTERN } from '@worktrack/contracts';
 import { readCalendarFixture } from '../../test/fixtures/calendar/calendar-fixtures';
-import { CalendarPlan, KnownInstance, instanceFingerprint, instanceKey, planCalendarEvents } from './calendar.mapper';
+import { CalendarPlan, instanceFingerprint, instanceKey, planCalendarEvents } from './calendar.mapper';
+import type { KnownInstance } from '../store/entities/connector.entity';
 import { CalendarInstance, MAX_SEQUENCE, TimeWindow, expandInstances, parseIcsFeed } from './ics-feed';
 
 const STANDUP = '0f4c2b1e9d7a4c33a1b2c3d4e5f60718@google.com';

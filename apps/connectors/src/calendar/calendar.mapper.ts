@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MAX_EXTERNAL_ID_LENGTH, findSecrets } from '@worktrack/contracts';
 import { MappedEvent } from '../mapping/mapped-event';
 import { CalendarInstance, MAX_SEQUENCE, TimeWindow } from './ics-feed';
+import type { KnownInstance } from '../store/entities/connector.entity';
 
 /**
  * Turns the instances of a calendar poll into activity events, by diffing
@@ -34,21 +35,6 @@ export const CALENDAR_EVENT_TYPES = {
   updated: 'calendar.meeting.updated',
   cancelled: 'calendar.meeting.cancelled',
 } as const;
-
-/** What earlier polls saw of one instance. */
-export interface KnownInstance {
-  key: string;
-  /** For an emitted instance, the SEQUENCE of the version last emitted; else the one last seen. */
-  sequence: number;
-  /** Likewise, of title/start/end/status/all-day/organizer/attendee count. */
-  fingerprint: string;
-  /** `calendar.meeting` was emitted. */
-  emitted: boolean;
-  /** Last seen cancelled (or, once emitted, `calendar.meeting.cancelled` was emitted). */
-  cancelled: boolean;
-  /** Its (possibly moved) start, RFC 3339 UTC. */
-  start: string;
-}
 
 export interface CalendarPlanInput {
   /** `expandInstances(feed, window)`; instances starting outside the window are ignored. */

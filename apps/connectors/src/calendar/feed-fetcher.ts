@@ -1,120 +1,159 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent, type RequestFilteringAgentOptions } from 'request-filtering-agent';
 import { ConnectorsConfig } from '../connectors.config';
 
-/** A feed could not be read; the message is shown on the connector (never the URL, which may hold a token). */
+/**
+ * A feed could not be read. The message is shown on the connector
+ * (`last_error`) and in the delivery log, so it never holds the URL (it may
+ * carry a token), an address the host resolved to, or a byte of what the
+ * server answered (issue 14: echoing a response makes the connector an oracle
+ * on internal services).
+ */
 export class FeedFetchError extends Error {}
 
 const MAX_REDIRECTS = 3;
 
-/** Addresses a feed must not resolve to in production (server-side request forgery). */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::1', 128],
-  ['::', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-}
-
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1], 'ipv4');
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
 /**
- * Fetches an ICS feed: a timeout, a size cap, at most 3 redirects, and in
- * production no loopback/private/link-local targets (checked again at every
- * redirect).
+ * Fetches an ICS feed (D-36, issue 14): a timeout for the whole exchange, a
+ * size cap on the decoded body, at most 3 redirects. Unless
+ * FEED_ALLOW_PRIVATE_HOSTS is on (local development and tests), the address
+ * actually connected to must be a public unicast one — loopback, private,
+ * link-local (cloud metadata at 169.254.169.254), carrier-grade NAT,
+ * unique-local, IPv4-mapped, unspecified and reserved ranges are refused. The
+ * check is request-filtering-agent's: it runs inside the socket's own DNS
+ * lookup, on the address the socket then connects to, so a name that resolves
+ * to a public address when checked and a private one when connected (DNS
+ * rebinding) is still refused. Every redirect is a new request through the
+ * same agent, so it is checked the same way.
  */
 @Injectable()
 export class FeedFetcher {
-  constructor(private readonly config: ConnectorsConfig) {}
+  private readonly agents: { http: RequestFilteringHttpAgent; https: RequestFilteringHttpsAgent };
+
+  constructor(private readonly config: ConnectorsConfig) {
+    const filter = this.filterOptions();
+    // No keep-alive: a feed is fetched every few minutes at most, and a pooled socket would skip the address check.
+    this.agents = {
+      http: new RequestFilteringHttpAgent({ ...filter, keepAlive: false }),
+      https: new RequestFilteringHttpsAgent({ ...filter, keepAlive: false }),
+    };
+  }
+
+  /** What the agents refuse: every non-unicast address unless FEED_ALLOW_PRIVATE_HOSTS. */
+  protected filterOptions(): RequestFilteringAgentOptions {
+    return { allowPrivateIPAddress: this.config.FEED_ALLOW_PRIVATE_HOSTS, allowMetaIPAddress: this.config.FEED_ALLOW_PRIVATE_HOSTS };
+  }
 
   async fetch(url: URL): Promise<string> {
-    const signal = AbortSignal.timeout(this.config.FEED_FETCH_TIMEOUT_MS);
+    const deadline = Date.now() + this.config.FEED_FETCH_TIMEOUT_MS;
     let target = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      await this.checkHost(target);
-      let response: Response;
-      try {
-        response = await fetch(target, {
-          redirect: 'manual',
-          signal,
-          headers: { accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1', 'user-agent': 'worktrack-calendar-connector' },
-        });
-      } catch (err) {
-        const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-        throw new FeedFetchError(
-          timedOut
-            ? `the feed did not answer within ${this.config.FEED_FETCH_TIMEOUT_MS} ms`
-            : `the feed could not be reached (${describe(err)})`,
-        );
-      }
-      if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-        await response.body?.cancel();
-        target = new URL(response.headers.get('location') ?? '', target);
+      const response = await this.get(target, deadline);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (status >= 300 && status < 400 && location) {
+        response.destroy();
+        try {
+          target = new URL(location, target);
+        } catch {
+          throw new FeedFetchError('the feed redirected to an invalid address');
+        }
         if (target.protocol !== 'https:' && target.protocol !== 'http:')
           throw new FeedFetchError('the feed redirected to a non-HTTP address');
         continue;
       }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new FeedFetchError(`the feed answered HTTP ${response.status}`);
+      if (status < 200 || status >= 300) {
+        response.destroy();
+        throw new FeedFetchError(`the feed answered HTTP ${status}`);
       }
-      return this.readCapped(response);
+      return this.readCapped(response, deadline);
     }
     throw new FeedFetchError(`the feed redirected more than ${MAX_REDIRECTS} times`);
   }
 
-  private async checkHost(url: URL): Promise<void> {
-    if (this.config.allowPrivateFeedHosts) return;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
-    try {
-      addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-    } catch {
-      throw new FeedFetchError(`the feed's host ${host} could not be resolved`);
-    }
-    if (addresses.some(isPrivateAddress)) throw new FeedFetchError(`the feed's host ${host} is a private address`);
+  private get(url: URL, deadline: number): Promise<IncomingMessage> {
+    const left = deadline - Date.now();
+    if (left <= 0) return Promise.reject(this.timedOut());
+    const secure = url.protocol === 'https:';
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'GET',
+          agent: secure ? this.agents.https : this.agents.http,
+          timeout: left,
+          headers: {
+            accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1',
+            'accept-encoding': 'gzip, deflate, br',
+            'user-agent': 'worktrack-calendar-connector',
+          },
+        },
+        resolve,
+      );
+      const timer = setTimeout(() => req.destroy(this.timedOut()), left);
+      req.once('close', () => clearTimeout(timer));
+      req.once('timeout', () => req.destroy(this.timedOut()));
+      req.once('error', (err) => reject(err instanceof FeedFetchError ? err : new FeedFetchError(describe(err))));
+      req.end();
+    });
   }
 
-  private async readCapped(response: Response): Promise<string> {
+  private async readCapped(response: IncomingMessage, deadline: number): Promise<string> {
     const max = this.config.FEED_MAX_BYTES;
-    const declared = Number(response.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > max) {
-      await response.body?.cancel();
+    const declared = Number(response.headers['content-length']);
+    const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding === 'identity' && Number.isFinite(declared) && declared > max) {
+      response.destroy();
       throw new FeedFetchError(`the feed is ${declared} bytes; at most ${max}`);
     }
+    let body: Readable = response;
+    if (encoding === 'gzip' || encoding === 'x-gzip') body = response.pipe(createGunzip());
+    else if (encoding === 'deflate') body = response.pipe(createInflate());
+    else if (encoding === 'br') body = response.pipe(createBrotliDecompress());
+    else if (encoding !== 'identity') {
+      response.destroy();
+      throw new FeedFetchError('the feed uses an unsupported content encoding');
+    }
+    const timer = setTimeout(() => response.destroy(this.timedOut()), Math.max(0, deadline - Date.now()));
     const chunks: Buffer[] = [];
     let size = 0;
-    if (!response.body) return '';
-    for await (const chunk of response.body) {
-      size += (chunk as Uint8Array).length;
-      if (size > max) throw new FeedFetchError(`the feed is larger than ${max} bytes`);
-      chunks.push(Buffer.from(chunk as Uint8Array));
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > max) {
+          response.destroy();
+          throw new FeedFetchError(`the feed is larger than ${max} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      if (err instanceof FeedFetchError) throw err;
+      throw new FeedFetchError(
+        response.destroyed && Date.now() >= deadline ? this.timedOut().message : 'the feed could not be read completely',
+      );
+    } finally {
+      clearTimeout(timer);
     }
     return Buffer.concat(chunks).toString('utf8');
   }
+
+  private timedOut(): FeedFetchError {
+    return new FeedFetchError(`the feed did not answer within ${this.config.FEED_FETCH_TIMEOUT_MS} ms`);
+  }
 }
 
-const describe = (err: unknown): string => {
-  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-  return cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : 'unknown error';
-};
+/** Why a connection failed, in words that name no address (the filter's own message quotes the resolved IP). */
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  if (/is not allowed\. Because/.test(message)) {
+    return "the feed's host is a private, loopback, link-local or metadata address, which calendar feeds may not use";
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return "the feed's host could not be resolved";
+  if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return `the feed could not be reached (${code})`;
+  return 'the feed could not be reached';
+}

@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { readCalendarFixture } from '../../test/fixtures/calendar/calendar-fixtures';
-import { CalendarInstance, DEFAULT_EXPANSION_LIMITS, IcsParseError, expandInstances, parseIcsFeed } from './ics-feed';
+import { CalendarInstance, DEFAULT_EXPANSION_LIMITS, IcsParseError, expandFeed, expandInstances, parseIcsFeed } from './ics-feed';
 
 const STANDUP = '0f4c2b1e9d7a4c33a1b2c3d4e5f60718@google.com';
 const REVIEW = '7c1d5e0a3b9f4d2e8f6a5b4c3d2e1f00@google.com';
@@ -71,13 +71,13 @@ describe('parseIcsFeed', () => {
       'an HTML login page',
       '<!DOCTYPE html>\n<html><body>Sign in</body></html>\n',
       1,
-      'line 1: not an iCalendar feed: expected BEGIN:VCALENDAR, found "<!DOCTYPE html>"',
+      'line 1: not an iCalendar feed: it does not start with BEGIN:VCALENDAR',
     ],
     [
       'a vCard',
       'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ana\r\nEND:VCARD\r\n',
       1,
-      'line 1: not an iCalendar feed: expected BEGIN:VCALENDAR, found "BEGIN:VCARD"',
+      'line 1: not an iCalendar feed: it does not start with BEGIN:VCALENDAR',
     ],
     [
       'a component closed by the wrong END',
@@ -90,7 +90,7 @@ describe('parseIcsFeed', () => {
       'a second calendar',
       'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\nBEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n',
       3,
-      'line 3: unexpected content after END:VCALENDAR: "BEGIN:VCALENDAR"',
+      'line 3: unexpected content after END:VCALENDAR',
     ],
   ])('refuses %s', (_name, text, line, message) => {
     const error = parseError(text);
@@ -101,30 +101,60 @@ describe('parseIcsFeed', () => {
     expect(error.message).toBe(message);
   });
 
-  it('refuses a line that is not a content line, with the line ical.js quotes', () => {
-    const error = parseError(calendar('UID:a\nDTSTART:20261116T090000Z\nthis is not a property'));
-
-    expect(error.line).toBe(7);
-    expect(error.message).toBe('line 7: not a valid iCalendar feed: invalid line (no token ";" or ":") "this is not a property"');
+  it('never quotes what the URL answered in a feed-level error (issue 14: no SSRF oracle)', () => {
+    const secret = 'root:x:0:0:internal-service-answer';
+    expect(parseError(`${secret}\n`).message).not.toContain('root');
+    expect(parseError(`BEGIN:VCALENDAR\nEND:VCALENDAR\n${secret}\n`).message).not.toContain('root');
+    expect(parseError(`BEGIN:VCALENDAR\nEND:${secret}\n`).message).not.toContain('root');
   });
 
-  it('refuses an impossible RRULE, on the RRULE line', () => {
-    const error = parseError(calendar('UID:a\nDTSTART:20261116T090000Z\nRRULE:FREQ=FORTNIGHTLY'));
+  // Issue 18: one odd event never costs the feed; it is skipped and reported with its UID or position, line and reason.
+  it('skips a VEVENT holding a line that is not a content line, keeping the others', () => {
+    const feed = parseIcsFeed(calendar('UID:a\nDTSTART:20261116T090000Z\nthis is not a property', 'UID:b\nDTSTART:20261116T100000Z'));
 
-    expect(error.line).toBe(7);
-    expect(error.message).toMatch(/^line 7: not a valid iCalendar feed: invalid frequency "FORTNIGHTLY"/);
+    expect(feed.events.map((e) => e.uid)).toEqual(['b']);
+    expect(feed.skipped).toEqual([
+      { uid: 'a', position: 1, line: 7, reason: 'invalid line (no token ";" or ":") "this is not a property"' },
+    ]);
   });
 
-  it('refuses a VEVENT with a garbled DTSTART, naming the UID and the DTSTART line', () => {
-    const error = parseError(calendar('UID:standup-1\nSUMMARY:Standup\nDTSTART:2026AB16T090000Z'));
+  it('skips a VEVENT with an impossible RRULE, on the RRULE line', () => {
+    const feed = parseIcsFeed(calendar('UID:a\nDTSTART:20261116T090000Z\nRRULE:FREQ=FORTNIGHTLY', 'UID:b\nDTSTART:20261116T100000Z'));
 
-    expect(error.line).toBe(7);
-    expect(error.message).toBe('line 7: VEVENT "standup-1": invalid DTSTART: Could not extract integer from "AB"');
+    expect(feed.events.map((e) => e.uid)).toEqual(['b']);
+    expect(feed.skipped).toHaveLength(1);
+    expect(feed.skipped[0]).toMatchObject({ uid: 'a', position: 1, line: 7 });
+    expect(feed.skipped[0].reason).toMatch(/invalid frequency "FORTNIGHTLY"/);
   });
 
-  it('refuses a VEVENT without UID or DTSTART, at its BEGIN:VEVENT', () => {
-    expect(parseError(calendar('DTSTART:20261116T090000Z')).message).toBe('line 4: VEVENT has no UID');
-    expect(parseError(calendar('UID:a\nSUMMARY:x', 'UID:b')).message).toBe('line 4: VEVENT "a": no DTSTART');
+  it('skips a VEVENT with a garbled DTSTART, naming the UID and the DTSTART line', () => {
+    const feed = parseIcsFeed(calendar('UID:standup-1\nSUMMARY:Standup\nDTSTART:2026AB16T090000Z', 'UID:b\nDTSTART:20261116T100000Z'));
+
+    expect(feed.events.map((e) => e.uid)).toEqual(['b']);
+    expect(feed.skipped).toEqual([
+      { uid: 'standup-1', position: 1, line: 7, reason: 'invalid DTSTART: Could not extract integer from "AB"' },
+    ]);
+  });
+
+  it('skips a VEVENT without DTSTART at its BEGIN:VEVENT', () => {
+    const feed = parseIcsFeed(calendar('UID:a\nSUMMARY:x', 'UID:b\nDTSTART:20261116T100000Z'));
+    expect(feed.skipped).toEqual([{ uid: 'a', position: 1, line: 4, reason: 'no DTSTART' }]);
+    expect(feed.events.map((e) => e.uid)).toEqual(['b']);
+  });
+
+  it('gives a VEVENT without UID a stable id derived from its content and position (issue 18)', () => {
+    const text = calendar(
+      'DTSTAMP:20261116T000000Z\nDTSTART:20261116T090000Z\nSUMMARY:Standup',
+      'DTSTAMP:20261116T000000Z\nDTSTART:20261116T090000Z\nSUMMARY:Standup',
+      'DTSTART:20261116T100000Z\nSUMMARY:Review',
+    );
+    const first = parseIcsFeed(text).events.map((e) => e.uid);
+    const again = parseIcsFeed(text.replace(/DTSTAMP:20261116T000000Z/g, 'DTSTAMP:20261117T080000Z')).events.map((e) => e.uid);
+
+    expect(first).toHaveLength(3);
+    expect(new Set(first).size).toBe(3);
+    expect(first.every((uid) => uid.startsWith('derived:'))).toBe(true);
+    expect(again).toEqual(first); // a re-export (new DTSTAMP) keeps the ids: re-polls do not duplicate
   });
 });
 
@@ -389,47 +419,64 @@ describe('expandInstances recurrence rules', () => {
     expect(instances.at(-1)?.start).toBe('2026-12-31T09:00:00.000Z');
   });
 
-  it('stops a FREQ=SECONDLY series after 10,000 steps', () => {
-    const instances = expand(
-      calendar('UID:s\nDTSTART:20261116T000000Z\nRRULE:FREQ=SECONDLY'),
-      window('2026-11-16T00:00:00Z', '2026-11-17T00:00:00Z'),
-    );
+  it('leaves out a FREQ=SECONDLY series needing more than 10,000 steps, reporting it, and keeps the rest', () => {
+    const feed = parseIcsFeed(calendar('UID:s\nDTSTART:20261116T000000Z\nRRULE:FREQ=SECONDLY', 'UID:m\nDTSTART:20261116T090000Z'));
+    const result = expandFeed(feed, window('2026-11-16T00:00:00Z', '2026-11-17T00:00:00Z'));
 
     expect(DEFAULT_EXPANSION_LIMITS.perSeries).toBe(10_000);
-    expect(instances).toHaveLength(10_000);
-    expect(instances.at(-1)?.start).toBe('2026-11-16T02:46:39.000Z');
-  });
-
-  it('counts the cap from DTSTART, so a series older than the cap yields nothing in a later window', () => {
-    const text = calendar('UID:d\nDTSTART:20261101T090000Z\nRRULE:FREQ=DAILY');
-
-    expect(
-      expandInstances(parseIcsFeed(text), window('2026-11-10T00:00:00Z', '2026-11-20T00:00:00Z'), { perSeries: 5, perFeed: 100 }),
-    ).toEqual([]);
-    expect(
-      starts(expandInstances(parseIcsFeed(text), window('2026-11-01T00:00:00Z', '2026-11-20T00:00:00Z'), { perSeries: 5, perFeed: 100 })),
-    ).toEqual([
-      '2026-11-01T09:00:00.000Z',
-      '2026-11-02T09:00:00.000Z',
-      '2026-11-03T09:00:00.000Z',
-      '2026-11-04T09:00:00.000Z',
-      '2026-11-05T09:00:00.000Z',
+    expect(result.instances.map((i) => i.uid)).toEqual(['m']);
+    expect(result.skipped).toEqual([
+      { uid: 's', position: 1, line: 4, reason: 'the recurrence needs more than 10000 steps to reach the window; left out' },
     ]);
   });
 
-  it('refuses a feed whose series together exceed the feed budget', () => {
+  it('jumps a decade-old daily series ahead to the window: this week, within the per-series bound (issue 18)', () => {
+    const text = calendar('UID:d\nDTSTART;TZID=Europe/Berlin:20160104T093000\nRRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR');
+    const result = expandFeed(parseIcsFeed(text), window('2026-11-16T00:00:00Z', '2026-11-23T00:00:00Z'), { perSeries: 50, perFeed: 100 });
+
+    expect(result.skipped).toEqual([]);
+    expect(starts(result.instances)).toEqual([
+      '2026-11-16T08:30:00.000Z',
+      '2026-11-17T08:30:00.000Z',
+      '2026-11-18T08:30:00.000Z',
+      '2026-11-19T08:30:00.000Z',
+      '2026-11-20T08:30:00.000Z',
+    ]);
+  });
+
+  it('jumps a biweekly series by whole periods, keeping its weeks (INTERVAL=2)', () => {
+    const text = calendar('UID:w\nDTSTART:20150105T100000Z\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO');
+    // 2015-01-05 is a Monday; every other Monday since: 2026-11-16 is 619 weeks later (odd), 2026-11-23 is 620 (even).
+    const result = expandFeed(parseIcsFeed(text), window('2026-11-10T00:00:00Z', '2026-12-01T00:00:00Z'), { perSeries: 50, perFeed: 100 });
+
+    expect(starts(result.instances)).toEqual(['2026-11-23T10:00:00.000Z']);
+  });
+
+  it('walks a series with COUNT from DTSTART (COUNT counts from there)', () => {
+    const text = calendar('UID:c\nDTSTART:20261101T090000Z\nRRULE:FREQ=DAILY;COUNT=10');
+
+    expect(starts(expandInstances(parseIcsFeed(text), window('2026-11-09T00:00:00Z', '2026-11-20T00:00:00Z')))).toEqual([
+      '2026-11-09T09:00:00.000Z',
+      '2026-11-10T09:00:00.000Z',
+    ]);
+  });
+
+  it('leaves out the series past the feed budget, reporting each, and keeps the ones within it', () => {
     const text = calendar(
-      'UID:a\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY',
-      'UID:b\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY',
-      'UID:c\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY',
+      'UID:a\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY;COUNT=100',
+      'UID:b\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY;COUNT=100',
+      'UID:c\nDTSTART:20261116T000000Z\nRRULE:FREQ=MINUTELY;COUNT=100',
     );
     const feed = parseIcsFeed(text);
     const day = window('2026-11-16T00:00:00Z', '2026-11-17T00:00:00Z');
 
-    expect(expandInstances(feed, day, { perSeries: 100, perFeed: 300 })).toHaveLength(300);
-    expect(() => expandInstances(feed, day, { perSeries: 100, perFeed: 250 })).toThrow(
-      new IcsParseError('expanding the feed takes more than 250 recurrence steps (VEVENT "c"); refusing a feed this expensive', 14),
-    );
+    expect(expandFeed(feed, day, { perSeries: 200, perFeed: 400 })).toMatchObject({ skipped: [] });
+    expect(expandInstances(feed, day, { perSeries: 200, perFeed: 400 })).toHaveLength(300);
+    const over = expandFeed(feed, day, { perSeries: 200, perFeed: 250 });
+    expect(new Set(over.instances.map((i) => i.uid))).toEqual(new Set(['a', 'b']));
+    expect(over.skipped).toEqual([
+      { uid: 'c', position: 3, line: 14, reason: 'the feed needs more than 250 recurrence steps in all; this series is left out' },
+    ]);
   });
 });
 

@@ -1,19 +1,31 @@
+import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
+import { canonicalIana, ianaZoneFor } from './time-zones';
 
 /**
  * Reading an iCalendar (RFC 5545) feed and expanding its VEVENTs into the
  * occurrences of a time window. Pure: no I/O, no clock, and results depend
  * on nothing but the arguments.
  *
- * Time zones resolve per feed: ical.js (2.x) looks a TZID up in the VTIMEZONEs
- * of the VCALENDAR the property belongs to, so nothing is registered in the
- * process-wide `ICAL.TimezoneService` and one feed's zones never leak into
- * another's. A TZID the feed does not define is tried as an IANA zone name
- * (`Europe/Berlin`) through `Intl`; failing that, and for floating times
- * (no TZID, no `Z`), the wall-clock time is read as UTC.
+ * One odd event never costs the feed (issue 18): the feed's structure
+ * (BEGIN/END nesting) is checked as a whole, then each VEVENT is parsed and
+ * checked on its own; a VEVENT that cannot be read is left out and reported
+ * in `skipped` (UID or position, line, reason) and the others are kept.
  *
- * All-day events (DATE values) start and end at UTC midnight of their dates:
- * `DTSTART;VALUE=DATE:20261117` starts at `2026-11-17T00:00:00.000Z`.
+ * Real exports are read as calendar apps read them: a DATE given without
+ * `VALUE=DATE`, an unquoted TZID holding a colon (`(UTC-05:00) Eastern…`)
+ * or a TZID missing its closing quote are repaired before parsing.
+ *
+ * Time zones resolve per feed: ical.js (2.x) looks a TZID up in the
+ * VTIMEZONEs of the VCALENDAR the property belongs to, so nothing is
+ * registered in the process-wide `ICAL.TimezoneService` and one feed's zones
+ * never leak into another's. A TZID the feed does not define is resolved by
+ * `ianaZoneFor` (IANA names, Windows zone ids and display names). Floating
+ * times (no TZID, no `Z`) and TZIDs nothing resolves are read in the
+ * calendar's X-WR-TIMEZONE when it names a zone, else in the member's zone.
+ *
+ * All-day events (DATE values) are the member's local day: they start and
+ * end at midnight in the member's zone (`memberZone`, UTC by default).
  *
  * Only metadata is read: never DESCRIPTION, LOCATION (it often holds meeting
  * passcodes), ATTACH or attendee addresses — only whether there is an
@@ -22,11 +34,14 @@ import ICAL from 'ical.js';
 
 /**
  * Bounds on recurrence expansion, against hostile or runaway feeds (an
- * ical.js step costs some 30–50 µs). A series stops after `perSeries` steps
- * counted from its DTSTART (a FREQ=SECONDLY rule never ends; the cut is
- * always at the same occurrence, so it does not move between polls). A feed
- * needing more than `perFeed` steps in all is refused with an IcsParseError
- * rather than expanded partially, which would make instances flicker.
+ * ical.js step costs some 30–50 µs). Daily and weekly series without COUNT
+ * start their walk just before the window (whole periods ahead of DTSTART,
+ * which keeps every occurrence where it was), so a series begun a decade ago
+ * costs as little as one begun last week; the bounds only stop truly
+ * pathological rules (FREQ=SECONDLY, a COUNT in the millions). A series
+ * needing more than `perSeries` steps, or any series once the feed has spent
+ * `perFeed` steps, is left out whole and reported in `skipped` — never
+ * expanded partially, which would make its instances flicker.
  */
 export interface ExpansionLimits {
   perSeries: number;
@@ -36,7 +51,12 @@ export const DEFAULT_EXPANSION_LIMITS: Readonly<ExpansionLimits> = { perSeries: 
 /** The largest SEQUENCE taken as given; larger or non-integer values are clamped into [0, this]. */
 export const MAX_SEQUENCE = 2_147_483_647;
 
-/** The feed is not a usable VCALENDAR. `line` is the 1-based physical line when it is known. */
+/**
+ * The feed as a whole is not a usable VCALENDAR. `line` is the 1-based
+ * physical line when it is known. The message never quotes the feed's
+ * content: it is shown on the connector, and echoing what a URL answered
+ * would let a feed URL probe internal services (issue 14).
+ */
 export class IcsParseError extends Error {
   override readonly name = 'IcsParseError';
 
@@ -65,10 +85,38 @@ export interface CalendarInstance {
   attendeeCount: number;
 }
 
+/** A VEVENT left out of the feed, and why. */
+export interface SkippedEvent {
+  /** Its UID when it has a readable one. */
+  uid: string | null;
+  /** 1-based position among the feed's VEVENTs. */
+  position: number;
+  /** 1-based line of the property at fault, else of its BEGIN:VEVENT. */
+  line: number;
+  reason: string;
+}
+
+/** How times without a zone of their own are read. */
+export interface FeedOptions {
+  /** The member's IANA zone: all-day events are their local days; floating times fall back to it. */
+  memberZone: string;
+}
+
+/** The zones a parsed feed reads times in. */
+interface TimeContext {
+  /** Floating times and TZIDs nothing resolves: X-WR-TIMEZONE, else the member's zone. */
+  floating: string;
+  /** DATE values: the member's zone. */
+  allDay: string;
+}
+
 /** A VEVENT, decoded and checked by `parseIcsFeed`. */
 export interface IcsEvent {
   /** 1-based line of its BEGIN:VEVENT. */
   readonly line: number;
+  /** 1-based position among the feed's VEVENTs. */
+  readonly position: number;
+  /** The UID, or for a VEVENT without one `derived:<hash of its content>` (stable across polls). */
   readonly uid: string;
   /** Epoch ms of RECURRENCE-ID; null for a master or a single event. */
   readonly recurrenceIdMs: number | null;
@@ -93,7 +141,13 @@ export interface IcsEvent {
 
 export interface IcsFeed {
   readonly prodId: string | null;
+  /** The zone floating times were read in (X-WR-TIMEZONE or the member's). */
+  readonly floatingZone: string;
   readonly events: readonly IcsEvent[];
+  /** VEVENTs that could not be read, in feed order. */
+  readonly skipped: readonly SkippedEvent[];
+  /** @internal */
+  readonly context: TimeContext;
 }
 
 export interface TimeWindow {
@@ -101,30 +155,64 @@ export interface TimeWindow {
   to: Date;
 }
 
-/** Parses and checks a feed; throws IcsParseError on anything that is not one well-formed VCALENDAR. */
-export function parseIcsFeed(text: string): IcsFeed {
+export interface ExpandedFeed {
+  instances: CalendarInstance[];
+  /** Series the expansion bounds left out (see ExpansionLimits). */
+  skipped: SkippedEvent[];
+}
+
+/**
+ * Parses a feed. Throws IcsParseError only when the whole is not one
+ * well-formed VCALENDAR (not a calendar, truncated, unbalanced BEGIN/END, an
+ * unreadable calendar header); a VEVENT that cannot be read is left out and
+ * listed in `skipped`.
+ */
+export function parseIcsFeed(text: string, options: Partial<FeedOptions> = {}): IcsFeed {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const lines = physicalLines(source);
-  const veventLines = checkStructure(lines);
+  const blocks = checkStructure(lines);
+  const calendar = parseSkeleton(lines, blocks);
+  const prodId = safeValue(calendar, 'prodid');
+  const memberZone = canonicalIana(options.memberZone ?? 'UTC') ?? 'UTC';
+  const wrZone = safeValue(calendar, 'x-wr-timezone');
+  const floating = (typeof wrZone === 'string' ? ianaZoneFor(wrZone) : null) ?? memberZone;
+  const context: TimeContext = { floating, allDay: memberZone };
 
-  let jcal: unknown;
-  try {
-    jcal = ICAL.parse(source);
-  } catch (error) {
-    const message = errorMessage(error);
-    throw new IcsParseError(`not a valid iCalendar feed: ${message}`, lineOf(lines, message));
-  }
-  if (!Array.isArray(jcal) || jcal[0] !== 'vcalendar') {
-    throw new IcsParseError('not a valid iCalendar feed: expected a single VCALENDAR');
-  }
-  const calendar = new ICAL.Component(jcal);
-  const prodId = calendar.getFirstPropertyValue('prodid');
-  const vevents = calendar.getAllSubcomponents('vevent');
-  const events = vevents.map((vevent, index) => {
-    const line = veventLines[index] ?? 0;
-    return decodeEvent(vevent, line, (name) => propertyLine(lines, line, name));
+  const events: IcsEvent[] = [];
+  const skipped: SkippedEvent[] = [];
+  const derivedSeen = new Map<string, number>();
+  blocks.forEach((block, index) => {
+    const position = index + 1;
+    const blockLines = lines.slice(block.begin - 1, block.end);
+    let vevent: ICAL.Component;
+    try {
+      vevent = parseBlock(blockLines, calendar);
+    } catch (error) {
+      skipped.push({
+        uid: rawUid(blockLines),
+        position,
+        line: lineOf(blockLines, errorMessage(error)) ?? block.begin,
+        reason: cap(errorMessage(error)),
+      });
+      return;
+    }
+    try {
+      events.push(decodeEvent(vevent, { line: block.begin, position, blockLines, context, derivedSeen }));
+    } catch (error) {
+      if (!(error instanceof EventError)) throw error;
+      skipped.push({ uid: error.uid, position, line: error.line, reason: cap(error.reason) });
+    }
   });
-  return { prodId: typeof prodId === 'string' ? prodId : null, events };
+  return { prodId: typeof prodId === 'string' ? prodId : null, floatingZone: floating, events, skipped, context };
+}
+
+/** `expandFeed(feed, window, limits).instances`. */
+export function expandInstances(
+  feed: IcsFeed,
+  window: TimeWindow,
+  limits: Readonly<ExpansionLimits> = DEFAULT_EXPANSION_LIMITS,
+): CalendarInstance[] {
+  return expandFeed(feed, window, limits).instances;
 }
 
 /**
@@ -137,16 +225,13 @@ export function parseIcsFeed(text: string): IcsFeed {
  * the newest (highest SEQUENCE) master and override per RECURRENCE-ID count.
  * Expansion is bounded by `limits` (see ExpansionLimits).
  */
-export function expandInstances(
-  feed: IcsFeed,
-  window: TimeWindow,
-  limits: Readonly<ExpansionLimits> = DEFAULT_EXPANSION_LIMITS,
-): CalendarInstance[] {
+export function expandFeed(feed: IcsFeed, window: TimeWindow, limits: Readonly<ExpansionLimits> = DEFAULT_EXPANSION_LIMITS): ExpandedFeed {
   const fromMs = window.from.getTime();
   const toMs = window.to.getTime();
   const inWindow = (ms: number): boolean => ms >= fromMs && ms < toMs;
   const budget = { limits, left: limits.perFeed };
   const instances: CalendarInstance[] = [];
+  const skipped: SkippedEvent[] = [];
 
   for (const [uid, group] of groupByUid(feed.events)) {
     const master = newest(group.filter((e) => e.recurrenceIdMs === null));
@@ -163,7 +248,12 @@ export function expandInstances(
     }
 
     if (master) {
-      for (const occurrenceMs of occurrences(master, toMs, budget)) {
+      const starts = occurrences(master, fromMs, toMs, budget, feed.context);
+      if (typeof starts === 'string') {
+        skipped.push({ uid: master.uid, position: master.position, line: master.line, reason: starts });
+        continue;
+      }
+      for (const occurrenceMs of starts) {
         if (overrides.has(occurrenceMs) || !inWindow(occurrenceMs)) continue;
         instances.push(toInstance(uid, master, occurrenceMs, occurrenceMs, master.status));
       }
@@ -177,25 +267,33 @@ export function expandInstances(
     }
   }
 
-  return instances.sort(
-    (a, b) => compare(a.start, b.start) || compare(a.uid, b.uid) || compare(a.recurrenceId ?? '', b.recurrenceId ?? ''),
-  );
+  instances.sort((a, b) => compare(a.start, b.start) || compare(a.uid, b.uid) || compare(a.recurrenceId ?? '', b.recurrenceId ?? ''));
+  return { instances, skipped };
 }
 
 // ---------------------------------------------------------------- expansion
 
+const DAY_MS = 86_400_000;
+
 /**
  * The original starts (epoch ms) of a recurring master's occurrences before
- * `toMs`, ascending, without EXDATEs. ical.js's RecurExpansion merges RRULEs
- * and RDATEs; two of its gaps are filled here: it skips DTSTART when there is
- * RDATE but no RRULE, and its EXDATE walk misses an exclusion that follows an
- * EXDATE matching no occurrence — so EXDATEs are applied here, by instant.
+ * `toMs`, ascending, without EXDATEs — or, when the bounds are exceeded, the
+ * reason the series is left out. RRULEs are walked with ical.js's
+ * RecurIterator (from a start jumped close to `fromMs` when the rule allows,
+ * see `walkStart`), RDATEs added, DTSTART always included (RFC 5545), and
+ * EXDATEs applied here, by instant and by date.
  */
-function occurrences(master: IcsEvent, toMs: number, budget: { limits: Readonly<ExpansionLimits>; left: number }): number[] {
+function occurrences(
+  master: IcsEvent,
+  fromMs: number,
+  toMs: number,
+  budget: { limits: Readonly<ExpansionLimits>; left: number },
+  context: TimeContext,
+): number[] | string {
   const result: number[] = [];
   const seen = new Set<number>();
   const add = (ms: number, time: ICAL.Time | null): void => {
-    if (seen.has(ms)) return;
+    if (seen.has(ms) || ms >= toMs) return;
     seen.add(ms);
     if (master.exdates.instants.has(ms)) return;
     if (time && !time.isDate && master.exdates.dates.has(dateKey(time))) return;
@@ -204,36 +302,64 @@ function occurrences(master: IcsEvent, toMs: number, budget: { limits: Readonly<
 
   const dtstart = master.component.getFirstPropertyValue('dtstart');
   if (!(dtstart instanceof ICAL.Time)) return result;
-  if (!master.component.hasProperty('rrule') && master.startMs < toMs) add(master.startMs, dtstart);
+  add(master.startMs, dtstart);
 
-  let expansion: ICAL.RecurExpansion;
-  try {
-    expansion = new ICAL.RecurExpansion({ component: master.component, dtstart });
-  } catch {
-    return result.sort((a, b) => a - b);
+  for (const prop of master.component.getAllProperties('rdate')) {
+    const tzid = tzidOf(prop) ?? master.tzid;
+    for (const value of prop.getValues() as unknown[]) {
+      const time: unknown = value instanceof ICAL.Period ? value.start : value;
+      if (time instanceof ICAL.Time) add(instantMs(time, tzid, context), time);
+    }
   }
-  for (let step = 0; step < budget.limits.perSeries; step++) {
-    if (--budget.left < 0) {
-      throw new IcsParseError(
-        `expanding the feed takes more than ${budget.limits.perFeed} recurrence steps (VEVENT ${JSON.stringify(master.uid)}); refusing a feed this expensive`,
-        master.line,
-      );
+
+  let steps = 0;
+  for (const prop of master.component.getAllProperties('rrule')) {
+    const rule = prop.getFirstValue();
+    if (!(rule instanceof ICAL.Recur)) continue;
+    const iterator = rule.iterator(walkStart(dtstart, rule, master.startMs, fromMs));
+    for (;;) {
+      if (++steps > budget.limits.perSeries) {
+        return `the recurrence needs more than ${budget.limits.perSeries} steps to reach the window; left out`;
+      }
+      if (--budget.left < 0) return `the feed needs more than ${budget.limits.perFeed} recurrence steps in all; this series is left out`;
+      let next: ICAL.Time | null;
+      try {
+        next = iterator.next();
+      } catch {
+        // ical.js gives up on a rule it cannot satisfy ("max tries"): the series ends here.
+        break;
+      }
+      if (!next) break;
+      const ms = instantMs(next, master.tzid, context);
+      if (ms >= toMs) break;
+      add(ms, next);
     }
-    let next: unknown;
-    try {
-      next = expansion.next();
-    } catch {
-      // ical.js gives up on a rule it cannot satisfy ("max tries"): the series ends here.
-      break;
-    }
-    // An RDATE may be a PERIOD: its start is the occurrence.
-    const time = next instanceof ICAL.Period ? next.start : next;
-    if (!(time instanceof ICAL.Time)) break;
-    const ms = instantMs(time, master.tzid);
-    if (ms >= toMs) break;
-    add(ms, time);
   }
   return result.sort((a, b) => a - b);
+}
+
+/**
+ * Where to start walking a rule: DTSTART itself, or — for a DAILY or WEEKLY
+ * rule without COUNT whose DTSTART is far before the window — DTSTART moved
+ * ahead by a whole number of periods (INTERVAL days or weeks, in wall-clock
+ * time), to at least two periods before `fromMs`. The rule's candidates are
+ * DTSTART + n periods, so the moved start lands on the same candidates and
+ * every occurrence from there on is unchanged; the moved start itself may be
+ * yielded although the rule would not (RFC 5545 counts DTSTART as an
+ * instance), but it lies before the window, where nothing is used. COUNT
+ * counts from the real DTSTART, so a rule with COUNT is walked from there.
+ */
+function walkStart(dtstart: ICAL.Time, rule: ICAL.Recur, startMs: number, fromMs: number): ICAL.Time {
+  if (rule.count) return dtstart;
+  const interval = Math.max(1, rule.interval || 1);
+  const periodDays = rule.freq === 'DAILY' ? interval : rule.freq === 'WEEKLY' ? 7 * interval : 0;
+  if (periodDays === 0) return dtstart;
+  const periodMs = periodDays * DAY_MS;
+  const periods = Math.floor((fromMs - 2 * periodMs - startMs) / periodMs);
+  if (periods <= 0) return dtstart;
+  const moved = dtstart.clone();
+  moved.adjust(periods * periodDays, 0, 0, 0);
+  return moved;
 }
 
 function toInstance(
@@ -274,14 +400,35 @@ function newest(events: IcsEvent[]): IcsEvent | undefined {
 
 // ---------------------------------------------------------------- decoding
 
-function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string) => number): IcsEvent {
-  const uidValue = vevent.getFirstPropertyValue('uid');
-  const uid = typeof uidValue === 'string' ? uidValue.trim() : '';
-  if (uid === '') throw new IcsParseError('VEVENT has no UID', line);
-  /** Throws, naming the VEVENT and the line of the property at fault (else of its BEGIN:VEVENT). */
+/** One VEVENT could not be read: it is skipped, the feed is not. */
+class EventError extends Error {
+  constructor(
+    readonly uid: string | null,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+interface DecodeContext {
+  line: number;
+  position: number;
+  blockLines: PhysicalLine[];
+  context: TimeContext;
+  /** How many UID-less VEVENTs with the same content came before (to keep derived ids distinct). */
+  derivedSeen: Map<string, number>;
+}
+
+function decodeEvent(vevent: ICAL.Component, at: DecodeContext): IcsEvent {
+  const { line, context } = at;
+  const uidValue = safeValue(vevent, 'uid');
+  const givenUid = typeof uidValue === 'string' ? uidValue.trim() : '';
+  const label = givenUid === '' ? null : givenUid;
+  /** Throws, naming the line of the property at fault (else of its BEGIN:VEVENT). */
   const fail = (name: string, what: string, error?: unknown): never => {
     const cause = error === undefined ? '' : `: ${errorMessage(error)}`;
-    throw new IcsParseError(`VEVENT ${JSON.stringify(uid)}: ${what}${cause}`, name === '' ? line : locate(name));
+    throw new EventError(label, name === '' ? line : propertyLine(at.blockLines, line, name), `${what}${cause}`);
   };
   const read = (name: string): unknown => {
     try {
@@ -294,17 +441,19 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
   const dtstart = read('dtstart');
   if (!(dtstart instanceof ICAL.Time)) return fail('', 'no DTSTART');
   const tzid = tzidOf(vevent.getFirstProperty('dtstart'));
-  const startMs = instantMs(dtstart, tzid);
+  const startMs = instantMs(dtstart, tzid, context);
 
   let endMs = startMs;
   const dtend = read('dtend');
   const duration = read('duration');
   if (dtend instanceof ICAL.Time) {
-    endMs = instantMs(dtend, tzidOf(vevent.getFirstProperty('dtend')));
+    endMs = instantMs(dtend, tzidOf(vevent.getFirstProperty('dtend')) ?? (dtend.isDate ? null : tzid), context);
   } else if (duration instanceof ICAL.Duration) {
     endMs = startMs + duration.toSeconds() * 1000;
   } else if (dtstart.isDate) {
-    endMs = startMs + 86_400_000;
+    const next = dtstart.clone();
+    next.adjust(1, 0, 0, 0);
+    endMs = instantMs(next, tzid, context);
   }
   if (!Number.isFinite(startMs) || !Number.isFinite(endMs)) return fail('dtstart', 'DTSTART/DTEND out of range');
 
@@ -312,7 +461,7 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
   const recurrenceId = read('recurrence-id');
   if (recurrenceId !== null) {
     if (!(recurrenceId instanceof ICAL.Time)) return fail('recurrence-id', 'invalid RECURRENCE-ID');
-    recurrenceIdMs = instantMs(recurrenceId, tzidOf(vevent.getFirstProperty('recurrence-id')));
+    recurrenceIdMs = instantMs(recurrenceId, tzidOf(vevent.getFirstProperty('recurrence-id')) ?? tzid, context);
   }
 
   const instants = new Set<number>();
@@ -327,7 +476,7 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
     for (const value of values) {
       if (!(value instanceof ICAL.Time)) return fail('exdate', 'invalid EXDATE');
       if (value.isDate) dates.add(dateKey(value));
-      instants.add(instantMs(value, tzidOf(prop)));
+      instants.add(instantMs(value, tzidOf(prop) ?? (value.isDate ? null : tzid), context));
     }
   }
 
@@ -335,7 +484,10 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
   if (recurring) {
     try {
       for (const prop of vevent.getAllProperties('rdate')) prop.getValues();
-      new ICAL.RecurExpansion({ component: vevent, dtstart }).next();
+      for (const prop of vevent.getAllProperties('rrule')) {
+        const rule = prop.getFirstValue();
+        if (rule instanceof ICAL.Recur) rule.iterator(dtstart).next();
+      }
     } catch (error) {
       return fail(vevent.hasProperty('rrule') ? 'rrule' : 'rdate', 'invalid RRULE/RDATE', error);
     }
@@ -346,7 +498,8 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
   const status = read('status');
   return {
     line,
-    uid,
+    position: at.position,
+    uid: label ?? derivedUid(at),
     recurrenceIdMs,
     sequence: clampSequence(read('sequence')),
     status: status === null ? 'confirmed' : toStatus(status),
@@ -363,6 +516,26 @@ function decodeEvent(vevent: ICAL.Component, line: number, locate: (name: string
     tzid,
   };
 }
+
+/** Properties that change on every export without the event changing; left out of a derived id. */
+const VOLATILE = /^(DTSTAMP|LAST-MODIFIED|CREATED|SEQUENCE|X-[A-Z0-9-]*STAMP[A-Z0-9-]*)[;:]/i;
+
+/**
+ * A stable id for a VEVENT without UID: a hash of its content lines (less
+ * timestamps that change on every export), plus an ordinal when identical
+ * UID-less VEVENTs repeat — the same feed gives the same ids on every poll.
+ */
+function derivedUid(at: DecodeContext): string {
+  const content = unfold(at.blockLines)
+    .filter((l) => !VOLATILE.test(l))
+    .join('\n');
+  const hash = createHash('sha256').update(content, 'utf8').digest('hex').slice(0, 32);
+  const ordinal = at.derivedSeen.get(hash) ?? 0;
+  at.derivedSeen.set(hash, ordinal + 1);
+  return ordinal === 0 ? `derived:${hash}` : `derived:${hash}-${ordinal}`;
+}
+
+// ---------------------------------------------------------------- values
 
 function toStatus(value: unknown): InstanceStatus {
   const status = typeof value === 'string' ? value.trim().toUpperCase() : '';
@@ -381,17 +554,27 @@ function tzidOf(prop: ICAL.Property | null): string | null {
   return typeof tzid === 'string' && tzid !== '' ? tzid : null;
 }
 
+function safeValue(component: ICAL.Component, name: string): unknown {
+  try {
+    return component.getFirstPropertyValue(name);
+  } catch {
+    return null;
+  }
+}
+
 // ---------------------------------------------------------------- time
 
 /**
- * Epoch ms of an ical.js time. DATE values: UTC midnight. Zoned by the feed's
- * VTIMEZONE or UTC: ical.js knows. Floating with a TZID the feed does not
- * define: that TZID as an IANA zone, else UTC.
+ * Epoch ms of an ical.js time. DATE values: midnight of that day in the
+ * member's zone. Zoned by the feed's VTIMEZONE or UTC: ical.js knows.
+ * Otherwise (floating, or a TZID the feed does not define): the TZID as
+ * `ianaZoneFor` resolves it, else the feed's floating zone.
  */
-function instantMs(time: ICAL.Time, tzid: string | null): number {
-  if (time.isDate) return Date.UTC(time.year, time.month - 1, time.day);
-  if (time.zone === ICAL.Timezone.localTimezone && tzid !== null) {
-    const zoned = ianaToUtc(time, tzid);
+function instantMs(time: ICAL.Time, tzid: string | null, context: TimeContext): number {
+  if (time.isDate) return zonedToUtc(time, context.allDay) ?? Date.UTC(time.year, time.month - 1, time.day);
+  if (time.zone === ICAL.Timezone.localTimezone || !time.zone) {
+    const zone = (tzid !== null ? ianaZoneFor(tzid) : null) ?? context.floating;
+    const zoned = zonedToUtc(time, zone);
     if (zoned !== null) return zoned;
   }
   return time.toUnixTime() * 1000;
@@ -424,8 +607,9 @@ function formatterFor(tzid: string): Intl.DateTimeFormat | null {
   return formatter;
 }
 
-/** The UTC instant of a wall-clock time in an IANA zone; null if the zone is unknown. */
-function ianaToUtc(time: ICAL.Time, tzid: string): number | null {
+/** The UTC instant of a wall-clock time (midnight for a DATE) in an IANA zone; null if the zone is unknown. */
+function zonedToUtc(time: ICAL.Time, tzid: string): number | null {
+  if (tzid === 'UTC') return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
   const formatter = formatterFor(tzid);
   if (!formatter) return null;
   const offsetAt = (ms: number): number => {
@@ -454,6 +638,12 @@ interface PhysicalLine {
   text: string;
 }
 
+/** A top-level VEVENT: the lines of its BEGIN and END (1-based, inclusive). */
+interface Block {
+  begin: number;
+  end: number;
+}
+
 function physicalLines(text: string): PhysicalLine[] {
   return text.split(/\r\n|\n|\r/).map((line, index) => ({ number: index + 1, text: line }));
 }
@@ -461,11 +651,11 @@ function physicalLines(text: string): PhysicalLine[] {
 /**
  * Checks the BEGIN/END nesting ical.js only half-checks, with line numbers:
  * one VCALENDAR, every component closed by its own END, nothing after it.
- * Returns the line of each top-level BEGIN:VEVENT, in order.
+ * Returns each top-level VEVENT's lines, in order.
  */
-function checkStructure(lines: PhysicalLine[]): number[] {
+function checkStructure(lines: PhysicalLine[]): Block[] {
   const stack: Array<{ name: string; line: number }> = [];
-  const veventLines: number[] = [];
+  const blocks: Block[] = [];
   let seenCalendar = false;
   for (const { number, text } of lines) {
     if (text.trim() === '' || text.startsWith(' ') || text.startsWith('\t')) continue;
@@ -473,28 +663,133 @@ function checkStructure(lines: PhysicalLine[]): number[] {
     const keyword = match?.[1]?.toUpperCase();
     const name = match?.[2]?.trim().toUpperCase() ?? '';
     if (stack.length === 0) {
-      if (seenCalendar) throw new IcsParseError(`unexpected content after END:VCALENDAR: ${quote(text)}`, number);
+      if (seenCalendar) throw new IcsParseError('unexpected content after END:VCALENDAR', number);
       if (keyword !== 'BEGIN' || name !== 'VCALENDAR') {
-        throw new IcsParseError(`not an iCalendar feed: expected BEGIN:VCALENDAR, found ${quote(text)}`, number);
+        throw new IcsParseError('not an iCalendar feed: it does not start with BEGIN:VCALENDAR', number);
       }
     }
     if (keyword === 'BEGIN') {
-      if (name === 'VEVENT' && stack.length === 1) veventLines.push(number);
+      if (name === 'VEVENT' && stack.length === 1) blocks.push({ begin: number, end: number });
       stack.push({ name, line: number });
       seenCalendar = true;
     } else if (keyword === 'END') {
       const open = stack.pop();
-      if (!open) throw new IcsParseError(`END:${name} without a BEGIN`, number);
-      if (open.name !== name) throw new IcsParseError(`END:${name} does not close BEGIN:${open.name} of line ${open.line}`, number);
+      if (!open) throw new IcsParseError(`END:${safeName(name)} without a BEGIN`, number);
+      if (open.name !== name) {
+        throw new IcsParseError(`END:${safeName(name)} does not close BEGIN:${safeName(open.name)} of line ${open.line}`, number);
+      }
+      if (name === 'VEVENT' && stack.length === 1) {
+        const last = blocks.at(-1);
+        if (last) last.end = number;
+      }
     }
   }
   if (!seenCalendar) throw new IcsParseError('not an iCalendar feed: the feed is empty');
   const open = stack.at(-1);
   if (open) {
     const last = lines.findLast((l) => l.text.trim() !== '')?.number ?? lines.length;
-    throw new IcsParseError(`truncated feed: it ends inside BEGIN:${open.name} of line ${open.line}`, last);
+    throw new IcsParseError(`truncated feed: it ends inside BEGIN:${safeName(open.name)} of line ${open.line}`, last);
   }
-  return veventLines;
+  return blocks;
+}
+
+/** A component name as an error may show it: iCalendar's own names only, never arbitrary content. */
+function safeName(name: string): string {
+  return /^[A-Z][A-Z0-9-]{0,30}$/.test(name) ? name : '(unknown component)';
+}
+
+/**
+ * The VCALENDAR without its VEVENTs: its properties and VTIMEZONEs, which
+ * each VEVENT is attached to. If the header cannot be read as a whole, each
+ * VTIMEZONE is tried on its own and unreadable ones are dropped (their TZIDs
+ * then resolve by name); a header beyond that is refused.
+ */
+function parseSkeleton(lines: PhysicalLine[], blocks: Block[]): ICAL.Component {
+  const inBlock = new Set<number>();
+  for (const b of blocks) for (let n = b.begin; n <= b.end; n++) inBlock.add(n);
+  const skeleton = lines.filter((l) => !inBlock.has(l.number));
+  try {
+    const jcal: unknown = ICAL.parse(repair(unfold(skeleton)).join('\r\n'));
+    if (Array.isArray(jcal) && jcal[0] === 'vcalendar') return new ICAL.Component(jcal as [string, unknown[], unknown[]]);
+  } catch {
+    // fall through to the per-VTIMEZONE attempt
+  }
+  const calendar = new ICAL.Component('vcalendar');
+  const logical = repair(unfold(skeleton));
+  const wr = logical.find((l) => /^X-WR-TIMEZONE[;:]/i.test(l));
+  if (wr) {
+    try {
+      calendar.addProperty(ICAL.Property.fromString(wr));
+    } catch {
+      // an unreadable X-WR-TIMEZONE is ignored
+    }
+  }
+  let zone: string[] | null = null;
+  for (const line of logical) {
+    if (/^BEGIN:VTIMEZONE$/i.test(line.trim())) zone = [];
+    if (zone) zone.push(line);
+    if (zone && /^END:VTIMEZONE$/i.test(line.trim())) {
+      try {
+        const jcal: unknown = ICAL.parse(zone.join('\r\n'));
+        if (Array.isArray(jcal) && jcal[0] === 'vtimezone')
+          calendar.addSubcomponent(new ICAL.Component(jcal as [string, unknown[], unknown[]]));
+      } catch {
+        // dropped: its TZID resolves by name
+      }
+      zone = null;
+    }
+  }
+  return calendar;
+}
+
+/** One VEVENT's lines, repaired and parsed, attached to the calendar (for its VTIMEZONEs). */
+function parseBlock(blockLines: PhysicalLine[], calendar: ICAL.Component): ICAL.Component {
+  const jcal: unknown = ICAL.parse(repair(unfold(blockLines)).join('\r\n'));
+  if (!Array.isArray(jcal) || jcal[0] !== 'vevent') throw new Error('not a single VEVENT');
+  return new ICAL.Component(jcal as [string, unknown[], unknown[]], calendar);
+}
+
+/** RFC 5545 unfolding: a line starting with a space or tab continues the previous one. */
+function unfold(lines: PhysicalLine[]): string[] {
+  const out: string[] = [];
+  for (const { text } of lines) {
+    if ((text.startsWith(' ') || text.startsWith('\t')) && out.length > 0) out[out.length - 1] += text.slice(1);
+    else if (text.trim() !== '') out.push(text);
+  }
+  return out;
+}
+
+const DATE_VALUED = /^(DTSTART|DTEND|DUE|RECURRENCE-ID|EXDATE|RDATE)((?:;[^:]*)?):(\d{8}(?:,\d{8})*)\s*$/i;
+/** `;TZID=(UTC-05:00) Eastern Time (US & Canada):2026…` — an unquoted TZID holding a colon. */
+const UNQUOTED_DISPLAY_TZID = /;TZID=(\((?:UTC|GMT)[^)]*\)[^;:"]*)(?=[;:])/i;
+/** `;TZID="W. Europe Standard Time:2026…` — an opening quote never closed before the value. */
+const UNCLOSED_TZID = /;TZID="([^";:]*)(?=[;:])/i;
+/** `;TZID='Europe/Berlin'` — single quotes are not iCalendar quoting. */
+const SINGLE_QUOTED_TZID = /;TZID='([^']*)'/i;
+
+/**
+ * Repairs what real exporters get wrong, line by line, before ical.js reads
+ * it: DATE values without `VALUE=DATE` (ical.js would read them as broken
+ * DATE-TIMEs) and TZID parameters quoted wrongly or not at all.
+ */
+function repair(lines: string[]): string[] {
+  return lines.map((line) => {
+    let fixed = line;
+    if (SINGLE_QUOTED_TZID.test(fixed)) fixed = fixed.replace(SINGLE_QUOTED_TZID, (_m, tz: string) => `;TZID="${tz}"`);
+    if (UNQUOTED_DISPLAY_TZID.test(fixed)) fixed = fixed.replace(UNQUOTED_DISPLAY_TZID, (_m, tz: string) => `;TZID="${tz.trim()}"`);
+    else if (UNCLOSED_TZID.test(fixed) && !/;TZID="[^"]*"/i.test(fixed))
+      fixed = fixed.replace(UNCLOSED_TZID, (_m, tz: string) => `;TZID="${tz}"`);
+    const date = DATE_VALUED.exec(fixed);
+    if (date && !/;VALUE=/i.test(date[2] ?? '')) fixed = `${date[1]}${date[2] ?? ''};VALUE=DATE:${date[3]}`;
+    return fixed;
+  });
+}
+
+/** The UID of a VEVENT ical.js could not read, from its text: for the skip report only. */
+function rawUid(blockLines: PhysicalLine[]): string | null {
+  const line = unfold(blockLines).find((l) => /^UID[;:]/i.test(l));
+  const value = line?.slice(line.indexOf(':') + 1).trim();
+  return value ? value.slice(0, 200) : null;
 }
 
 /**
@@ -518,8 +813,8 @@ function propertyLine(lines: PhysicalLine[], from: number, name: string): number
   return lines.find((l) => l.number > from && pattern.test(l.text))?.number ?? from;
 }
 
-function quote(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+function cap(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
 function errorMessage(error: unknown): string {

@@ -1,6 +1,6 @@
 import type { ConnectorV1, DeliveryV1 } from '@worktrack/contracts';
 import type { DeliveryEntity } from '../deliveries/entities/delivery.entity';
-import type { ConnectorEntity } from './entities/connector.entity';
+import type { ConnectorEntity } from '../store/entities/connector.entity';
 
 /** What members see of a connector: never a secret; the feed URL reduced to scheme and host. */
 export const presentConnector = (c: ConnectorEntity): ConnectorV1 => ({

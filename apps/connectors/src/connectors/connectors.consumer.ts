@@ -1,24 +1,31 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { CreateConnector, DeleteConnector, ListConnectors, ListDeliveries, ReceiveWebhook } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
-import { WebhooksService } from '../webhooks/webhooks.service';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { CreateConnector, DeleteConnector, ListConnectors, ListDeliveries, type PayloadOf } from '@worktrack/contracts';
+import { HandleCommand } from '@worktrack/platform';
 import { ConnectorsService } from './connectors.service';
 
-/** Handles the connector commands on `connectors.commands`. */
-@Injectable()
-export class ConnectorsConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly connectors: ConnectorsService,
-    private readonly webhooks: WebhooksService,
-  ) {}
+/** The connector configuration commands on `connectors.commands` (webhooks: webhooks.consumer.ts). */
+@Controller()
+export class ConnectorsConsumer {
+  constructor(private readonly connectors: ConnectorsService) {}
 
-  onModuleInit(): void {
-    this.commands
-      .handle(CreateConnector, (command) => this.connectors.create(command))
-      .handle(ListConnectors, async ({ actor }) => ({ connectors: await this.connectors.list(actor) }))
-      .handle(DeleteConnector, ({ actor, connectorId }) => this.connectors.delete(actor, connectorId))
-      .handle(ListDeliveries, (query) => this.connectors.deliveryPage(query))
-      .handle(ReceiveWebhook, (command) => this.webhooks.receive(command));
+  @HandleCommand(CreateConnector)
+  create(@Payload() command: PayloadOf<typeof CreateConnector>) {
+    return this.connectors.create(command);
+  }
+
+  @HandleCommand(ListConnectors)
+  list(@Payload() query: PayloadOf<typeof ListConnectors>) {
+    return this.connectors.list(query);
+  }
+
+  @HandleCommand(DeleteConnector)
+  delete(@Payload() { actor, connectorId }: PayloadOf<typeof DeleteConnector>) {
+    return this.connectors.delete(actor, connectorId);
+  }
+
+  @HandleCommand(ListDeliveries)
+  deliveries(@Payload() query: PayloadOf<typeof ListDeliveries>) {
+    return this.connectors.deliveryPage(query);
   }
 }

@@ -1,25 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_INTERVAL_SECONDS,
   ErrorCode,
   IssueConnectorCredential,
+  MAX_PAGE_BYTES,
   RevokeToken,
   type ActorV1,
+  type ConnectorListV1,
   type ConnectorV1,
   type CreateConnectorV1,
   type DeliveryPageV1,
   type ErrorDetail,
+  type ListConnectorsV1,
   type ListDeliveriesV1,
 } from '@worktrack/contracts';
-import { DomainError, LOGGER, SignedCursor, type AppLogger } from '@worktrack/platform';
+import { type AppLogger, CommandClient, type CursorScope, DomainError, LOGGER, SignedCursor, takeWithinBytes } from '@worktrack/platform';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { EventWriter } from '../deliveries/event-writer';
-import { CommandClientHost } from '../rpc/command-client.host';
 import { SecretBox } from '../secrets/secret-box';
 import { parseFeedUrl } from '../calendar/feed-url';
-import { ConnectorsRepository } from './connectors.repository';
-import type { ConnectorEntity } from './entities/connector.entity';
+import { ConnectorsRepository } from '../store/connectors.repository';
+import type { ConnectorEntity } from '../store/entities/connector.entity';
 import { presentConnector, presentDelivery } from './connector.presenter';
 
 /** Connect, list and disconnect provider accounts; read a connector's delivery log (D-36). */
@@ -28,7 +31,7 @@ export class ConnectorsService {
   constructor(
     private readonly connectors: ConnectorsRepository,
     private readonly deliveries: DeliveriesRepository,
-    private readonly commands: CommandClientHost,
+    private readonly commands: CommandClient,
     private readonly box: SecretBox,
     private readonly writer: EventWriter,
     private readonly cursors: SignedCursor,
@@ -40,7 +43,7 @@ export class ConnectorsService {
     const feedUrl = checkSettings(command);
     const memberId = command.memberId ?? actor.memberId;
     const id = randomUUID();
-    const credential = await this.commands.client.send(
+    const credential = await this.commands.send(
       IssueConnectorCredential,
       { actor, memberId, name: `connector ${kind}: ${command.name}`.slice(0, 100) },
       { key: actor.memberId },
@@ -79,8 +82,17 @@ export class ConnectorsService {
     }
   }
 
-  async list(actor: ActorV1): Promise<ConnectorV1[]> {
-    return (await this.connectors.listFor(actor.workspaceId, actor.memberId)).map(presentConnector);
+  /** A page of the caller's connectors, oldest first. */
+  async list({ actor, limit = DEFAULT_PAGE_SIZE, cursor }: ListConnectorsV1): Promise<ConnectorListV1> {
+    const scope: CursorScope = { list: 'connectors', owner: actor.memberId };
+    const after = this.cursors.createdAtKey(cursor, scope);
+    const rows = await this.connectors.listFor(actor.workspaceId, actor.memberId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      connectors: page.map(presentConnector),
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.createdAt.toISOString(), last.id], scope) : null,
+    };
   }
 
   /** Revokes the credential first, so nothing is written as the member once this answers. */
@@ -95,18 +107,19 @@ export class ConnectorsService {
 
   async deliveryPage(query: ListDeliveriesV1): Promise<DeliveryPageV1> {
     const connector = await this.visible(query.actor, query.connectorId);
-    const filters = { connectorId: connector.id };
+    // Bound to the connector and to the member reading its log.
+    const scope: CursorScope = { list: 'connectors.deliveries', owner: query.actor.memberId, filters: { connectorId: connector.id } };
     let after: { receivedAt: string; id: string } | undefined;
     if (query.cursor) {
-      const [receivedAt, id] = this.cursors.decode(query.cursor, filters);
+      const [receivedAt, id] = this.cursors.decode(query.cursor, scope);
       after = { receivedAt: String(receivedAt), id: String(id) };
     }
     const rows = await this.deliveries.page(connector.id, query.limit + 1, after);
-    const page = rows.slice(0, query.limit);
+    const page = takeWithinBytes(rows.slice(0, query.limit), MAX_PAGE_BYTES, (d) => Buffer.byteLength(JSON.stringify(presentDelivery(d))));
     const last = page[page.length - 1];
     return {
       deliveries: page.map(presentDelivery),
-      nextCursor: rows.length > query.limit && last ? this.cursors.encode([last.receivedAt.toISOString(), last.id], filters) : null,
+      nextCursor: rows.length > page.length && last ? this.cursors.encode([last.receivedAt.toISOString(), last.id], scope) : null,
     };
   }
 
@@ -127,7 +140,7 @@ export class ConnectorsService {
     // The token belongs to the connected member: revoke it as that member (identity checks ownership).
     const owner: ActorV1 = { memberId: c.memberId, workspaceId: c.workspaceId, scope: 'full', credential: 'api_token' };
     try {
-      await this.commands.client.send(RevokeToken, { actor: owner, tokenId: c.credentialTokenId }, { key: c.memberId });
+      await this.commands.send(RevokeToken, { actor: owner, tokenId: c.credentialTokenId }, { key: c.memberId });
     } catch (err) {
       // Already gone with its member: nothing left to revoke.
       if (!(err instanceof DomainError && (err.code === ErrorCode.NOT_FOUND || err.code === ErrorCode.UNAUTHENTICATED))) throw err;

@@ -1,4 +1,4 @@
-import { ConnectorEntity } from '../connectors/entities/connector.entity';
+import { ConnectorEntity } from '../store/entities/connector.entity';
 import { DeliveryEntity } from '../deliveries/entities/delivery.entity';
 import { ConnectorsInit1763900000000 } from './migrations/1763900000000-ConnectorsInit';
 import { ConnectorsTables1763900000001 } from './migrations/1763900000001-ConnectorsTables';

@@ -81,6 +81,18 @@ export class DeliveriesRepository {
     );
   }
 
+  /** The detail of the newest poll note (`poll:…:skipped`) of a connector, to log a note only when it changes. */
+  async latestPollNote(connectorId: string): Promise<string | null> {
+    const rows = await queryRows<{ detail: string | null }>(
+      this.dataSource.manager,
+      `SELECT detail FROM "${this.schema}"."deliveries"
+        WHERE connector_id = $1 AND provider_event = 'poll' AND provider_delivery_id LIKE 'poll:%:skipped'
+        ORDER BY received_at DESC LIMIT 1`,
+      [connectorId],
+    );
+    return rows[0]?.detail ?? null;
+  }
+
   /** A connector's log, newest first, keyset-paginated on (received_at, id). */
   page(connectorId: string, limit: number, after?: { receivedAt: string; id: string }): Promise<DeliveryEntity[]> {
     const query = this.dataSource.manager

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { ErrorCode } from '@worktrack/contracts';
+import { ContractViolation, ErrorCode } from '@worktrack/contracts';
 import { DomainError, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { ConnectorsConfig } from '../connectors.config';
-import { ConnectorsRepository } from '../connectors/connectors.repository';
+import { ConnectorsRepository } from '../store/connectors.repository';
 import { WorkLoop } from '../work/work-loop';
 import { DeliveriesRepository, type ClaimedDelivery } from './deliveries.repository';
 import { EventWriter } from './event-writer';
@@ -86,6 +86,18 @@ export class DeliveryProcessor implements OnApplicationBootstrap, OnModuleDestro
       if (err instanceof DomainError && err.code !== ErrorCode.UNAVAILABLE && err.code !== ErrorCode.INTERNAL) {
         const detail = `${err.code}: ${err.message}${err.details ? ` ${JSON.stringify(err.details)}` : ''}`;
         this.logger.error({ err, deliveryId: delivery.id }, 'mapped events were refused');
+        await this.deliveries.markFailed(delivery.id, detail);
+        this.outcomes.inc({ outcome: 'failed' });
+        return;
+      }
+      if (err instanceof ContractViolation) {
+        // The mapped events can never be stored (the command they make breaks its contract): retrying would
+        // only repeat the refusal for a day. Failed at once, with the reason in the delivery log (issue 14).
+        const detail = `the mapped events break the ${err.contract} contract: ${err.details
+          .slice(0, 5)
+          .map((d) => `${d.path} ${d.issue}`)
+          .join('; ')}`.slice(0, 1_000);
+        this.logger.error({ err, deliveryId: delivery.id }, 'mapped events violate the ingestion contract');
         await this.deliveries.markFailed(delivery.id, detail);
         this.outcomes.inc({ outcome: 'failed' });
         return;

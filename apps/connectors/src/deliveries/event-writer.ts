@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import {
   activityEventRuleViolations,
   ErrorCode,
+  GetMe,
   IngestEvents,
   MAX_EVENTS_PER_BATCH,
   parseApiToken,
@@ -10,15 +11,16 @@ import {
   type ActorV1,
   type IngestResultV1,
 } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
-import type { ConnectorEntity } from '../connectors/entities/connector.entity';
+import { CommandClient, DomainError } from '@worktrack/platform';
+import type { ConnectorEntity } from '../store/entities/connector.entity';
 import type { MappedEvent } from '../mapping/mapped-event';
 import { redactSecrets } from '../mapping/redact';
-import { CommandClientHost } from '../rpc/command-client.host';
 import { SecretBox } from '../secrets/secret-box';
 
 /** How long a verified credential is reused; a revoked token stops a connector within this (D-10 allows 5 s at the edge). */
 const ACTOR_TTL_MS = 5_000;
+/** How long a member's time zone is reused before identity is asked again. */
+const ZONE_TTL_MS = 300_000;
 
 /**
  * Writes mapped events exactly as POST /activity/events does (D-36): the same
@@ -30,9 +32,10 @@ const ACTOR_TTL_MS = 5_000;
 @Injectable()
 export class EventWriter {
   private readonly actors = new Map<string, { actor: ActorV1; until: number }>();
+  private readonly zones = new Map<string, { zone: string; until: number }>();
 
   constructor(
-    private readonly commands: CommandClientHost,
+    private readonly commands: CommandClient,
     private readonly box: SecretBox,
   ) {}
 
@@ -51,7 +54,7 @@ export class EventWriter {
     const total: IngestResultV1 = { accepted: 0, deduplicated: 0, eventIds: [] };
     for (let i = 0; i < clean.length; i += MAX_EVENTS_PER_BATCH) {
       const chunk = clean.slice(i, i + MAX_EVENTS_PER_BATCH);
-      const result = await this.commands.client.send(
+      const result = await this.commands.send(
         IngestEvents,
         {
           actor,
@@ -79,7 +82,7 @@ export class EventWriter {
     if (cached && cached.until > Date.now()) return cached.actor;
     const parsed = parseApiToken(this.box.open(connector.credentialBox));
     if (!parsed) throw new Error(`connector ${connector.id} holds a malformed credential`);
-    const { actor } = await this.commands.client.send(
+    const { actor } = await this.commands.send(
       VerifyToken,
       { tokenId: parsed.tokenId, secretSha256: createHash('sha256').update(parsed.secret).digest('hex') },
       { key: parsed.tokenId },
@@ -88,7 +91,22 @@ export class EventWriter {
     return actor;
   }
 
+  /**
+   * The IANA time zone of the member the connector acts as (issue 18: all-day
+   * and floating calendar times are read in it), from identity's own record
+   * of the member (GetMe, D-13) asked as the connector's credential.
+   */
+  async memberTimezone(connector: ConnectorEntity): Promise<string> {
+    const cached = this.zones.get(connector.id);
+    if (cached && cached.until > Date.now()) return cached.zone;
+    const actor = await this.actorOf(connector);
+    const member = await this.commands.send(GetMe, { actor }, { key: actor.memberId });
+    this.zones.set(connector.id, { zone: member.timezone, until: Date.now() + ZONE_TTL_MS });
+    return member.timezone;
+  }
+
   forget(connectorId: string): void {
     this.actors.delete(connectorId);
+    this.zones.delete(connectorId);
   }
 }

@@ -21,11 +21,11 @@ const mapOne = (event: string, body: unknown, account: string | null = null): Ma
 
 describe('mapGithubDelivery', () => {
   describe('push', () => {
-    it('maps a push to one event of metadata, timed by the head commit (offset normalised to UTC)', () => {
+    it('maps a push to one event of metadata, timed by the push (repository.pushed_at), not the head commit (issue 18)', () => {
       expect(mapOne('push', fixture('push'))).toEqual({
         sourceType: 'github',
         eventType: 'push',
-        occurredAt: '2026-05-14T09:02:11.000Z',
+        occurredAt: '2026-05-14T08:22:11.000Z',
         externalId: `${deliveryId}:0`,
         payload: {
           repository: REPO,
@@ -40,8 +40,27 @@ describe('mapGithubDelivery', () => {
           compare_url: 'https://github.com/acme-corp/worktrack-api/compare/0a9b8c7d6e5f...c4b1a9e8d7f6',
           pusher: 'octo-dev',
           head_commit_id: HEAD_SHA,
+          head_commit: { id: HEAD_SHA, timestamp: '2026-05-14T11:02:11+02:00', author: 'octo-dev', distinct: true },
+          commit_ids: ['5f3c1d0b7e2a4c8d9e1f0a2b3c4d5e6f7a8b9c0d', '8d2e4f6a1b3c5d7e9f0a1b2c3d4e5f6a7b8c9d0e', HEAD_SHA],
         },
       });
+    });
+
+    it('keeps a rebased push at its push time although the head commit was authored days before (issue 18)', () => {
+      const event = mapOne('push', patch('push', { 'head_commit.timestamp': '2026-05-01T09:00:00Z' }));
+      expect(event.occurredAt).toBe('2026-05-14T08:22:11.000Z');
+    });
+
+    it('stays bounded for a huge push: counts, the head commit, at most 20 commit ids', () => {
+      const commits = Array.from({ length: 2_000 }, (_, i) => ({
+        id: i.toString(16).padStart(40, '0'),
+        distinct: true,
+        message: FIXTURE_TOKEN,
+      }));
+      const event = mapOne('push', patch('push', { commits }));
+      expect(event.payload).toMatchObject({ commit_count: 2_000, distinct_commit_count: 2_000 });
+      expect(event.payload.commit_ids).toHaveLength(20);
+      expect(JSON.stringify(event.payload).length).toBeLessThan(3_000);
     });
 
     it('keeps commit messages and author emails out (D-36)', () => {
@@ -55,7 +74,13 @@ describe('mapGithubDelivery', () => {
     it('falls back to repository.pushed_at (unix seconds) when a deleted branch has no head commit', () => {
       const event = mapOne('push', patch('push', { head_commit: null, commits: [], deleted: true, after: '0'.repeat(40) }));
       expect(event.occurredAt).toBe('2026-05-14T08:22:11.000Z');
-      expect(event.payload).toMatchObject({ commit_count: 0, distinct_commit_count: 0, deleted: true, head_commit_id: null });
+      expect(event.payload).toMatchObject({
+        commit_count: 0,
+        distinct_commit_count: 0,
+        deleted: true,
+        head_commit_id: null,
+        head_commit: null,
+      });
     });
 
     it('reads an ISO repository.pushed_at too, and uses the receipt time when there is no time at all', () => {
@@ -392,7 +417,7 @@ describe('mapGithubDelivery', () => {
       ['push', 'push', { ref: undefined }, 'ref is missing or not a string'],
       ['push', 'push', { repository: undefined }, 'repository is missing or not an object'],
       ['push', 'push', { 'repository.full_name': 7 }, 'repository.full_name is missing or not a string'],
-      ['push', 'push', { 'head_commit.timestamp': 'yesterday' }, 'head_commit.timestamp is not a timestamp'],
+      ['push', 'push', { 'repository.pushed_at': 'yesterday' }, 'repository.pushed_at is not a timestamp'],
       ['push', 'push', { head_commit: null, 'repository.pushed_at': -5 }, 'repository.pushed_at is not a timestamp'],
       ['pull_request', 'pull_request.opened', { action: undefined }, 'action is missing or not a string'],
       ['pull_request', 'pull_request.opened', { pull_request: undefined }, 'pull_request is missing or not an object'],
@@ -438,11 +463,11 @@ describe('mapGithubDelivery', () => {
   describe('time (D-19)', () => {
     it('clamps a provider time more than 10 minutes ahead of receipt to the receipt time', () => {
       const ahead = new Date(receivedAt.getTime() + 10 * 60_000 + 1000).toISOString();
-      expect(mapOne('push', patch('push', { 'head_commit.timestamp': ahead })).occurredAt).toBe('2026-05-16T00:00:00.000Z');
+      expect(mapOne('push', patch('push', { 'repository.pushed_at': ahead })).occurredAt).toBe('2026-05-16T00:00:00.000Z');
     });
 
     it('keeps a provider time exactly 10 minutes ahead', () => {
-      expect(mapOne('push', patch('push', { 'head_commit.timestamp': '2026-05-16T02:10:00+02:00' })).occurredAt).toBe(
+      expect(mapOne('push', patch('push', { 'repository.pushed_at': '2026-05-16T02:10:00+02:00' })).occurredAt).toBe(
         '2026-05-16T00:10:00.000Z',
       );
     });

@@ -43,6 +43,8 @@ const login = (x: unknown): string | null => str(obj(x)?.login) ?? null;
 const repositoryName = (body: JsonObject): string => needStr(needObj(body.repository, 'repository').full_name, 'repository.full_name');
 /** The longest `:<index>` suffix we append; keeps the external id within MAX_EXTERNAL_ID_LENGTH. */
 const INDEX_SUFFIX_ROOM = 8;
+/** A push event lists at most this many commit ids (GitHub itself sends at most 20 commits per push event). */
+export const MAX_LISTED_COMMITS = 20;
 
 /**
  * Maps one GitHub delivery to ActivityEvents, metadata only (D-36): never
@@ -93,10 +95,8 @@ function mapPush(body: JsonObject): Draft {
   const pusher = obj(body.pusher);
   return {
     eventType: 'push',
-    at: firstTime([
-      [headCommit?.timestamp, 'head_commit.timestamp'],
-      [repository.pushed_at, 'repository.pushed_at'],
-    ]),
+    // The push's own time: the head commit's author time can be days older (a rebase, a cherry-pick).
+    at: firstTime([[repository.pushed_at, 'repository.pushed_at']]),
     payload: {
       repository: repositoryName(body),
       ref: needStr(body.ref, 'ref'),
@@ -111,6 +111,20 @@ function mapPush(body: JsonObject): Draft {
       // `pusher` is { name, email } — the name is the login; the email stays out (D-36).
       pusher: str(pusher?.name) ?? login(body.sender),
       head_commit_id: str(headCommit?.id) ?? null,
+      // Metadata of the head commit only: never its message or an author's email (D-36).
+      head_commit: headCommit
+        ? {
+            id: str(headCommit.id) ?? null,
+            timestamp: str(headCommit.timestamp) ?? null,
+            author: str(obj(headCommit.author)?.username) ?? null,
+            distinct: bool(headCommit.distinct) ?? null,
+          }
+        : null,
+      // A capped list, so one huge push stays a small event.
+      commit_ids: commits
+        .map((c) => str(c?.id))
+        .filter((id): id is string => id !== undefined)
+        .slice(0, MAX_LISTED_COMMITS),
     },
   };
 }

@@ -131,7 +131,7 @@ describe('mapSlackEnvelope', () => {
     it('ignores message_changed without an edit marker (a link unfurl)', () => {
       expect(map(patch('message_changed', { 'event.message.edited': undefined }))).toEqual({
         kind: 'ignored',
-        reason: 'message_changed without "edited" is an unfurl, not an edit',
+        reason: 'message_changed without "edited" is an unfurl or a thread update, not an edit',
       });
     });
 
@@ -256,27 +256,50 @@ describe('mapSlackEnvelope', () => {
       ['message', { event: undefined }, 'event is missing or not an object'],
       ['message', { event: 'message' }, 'event is missing or not an object'],
       ['message', { 'event.type': undefined }, 'event.type is missing or not a string'],
-      ['message', { 'event.channel': undefined }, 'event.channel is missing or not a string'],
-      ['message', { 'event.ts': 1778749320 }, 'event.ts is missing or not a string'],
       ['message', { 'event.event_ts': 'soon' }, 'event.event_ts is not a timestamp'],
-      ['message_changed', { 'event.message': undefined }, 'event.message is missing or not an object'],
-      ['message_changed', { 'event.message.ts': undefined }, 'event.message.ts is missing or not a string'],
-      ['reaction_added', { 'event.item': undefined }, 'event.item is missing or not an object'],
-      ['reaction_added', { 'event.reaction': '' }, 'event.reaction is missing or not a string'],
-      ['user_huddle_changed', { 'event.user': ME }, 'event.user is missing or not an object'],
-      ['user_huddle_changed', { 'event.user.profile': undefined }, 'event.user.profile is missing or not an object'],
-      [
-        'user_huddle_changed',
-        { 'event.user.profile.huddle_state': undefined },
-        'event.user.profile.huddle_state is missing or not a string',
-      ],
     ])('refuses %s with %j: %s', (name, changes, reason) => {
       expect(map(patch(name, changes))).toEqual({ kind: 'invalid', reason });
     });
 
-    it('refuses message_deleted without deleted_ts', () => {
+    // Issue 18: a signed, well-formed envelope is acknowledged; an inner event Slack shaped unexpectedly is logged as ignored.
+    it.each<[string, Record<string, unknown>, string, string]>([
+      ['message', { 'event.ts': 1778749320 }, 'message', 'event.ts is missing or not a string'],
+      ['reaction_added', { 'event.item': undefined }, 'reaction_added', 'event.item is missing or not an object'],
+      ['reaction_added', { 'event.reaction': '' }, 'reaction_added', 'event.reaction is missing or not a string'],
+      ['user_huddle_changed', { 'event.user': ME }, 'user_huddle_changed', 'event.user is missing or not an object'],
+      ['user_huddle_changed', { 'event.user.profile': undefined }, 'user_huddle_changed', 'event.user.profile is missing or not an object'],
+      [
+        'user_huddle_changed',
+        { 'event.user.profile.huddle_state': undefined },
+        'user_huddle_changed',
+        'event.user.profile.huddle_state is missing or not a string',
+      ],
+    ])('ignores %s with %j, naming the reason', (name, changes, type, reason) => {
+      expect(map(patch(name, changes))).toEqual({ kind: 'ignored', reason: `slack event "${type}" of an unexpected shape: ${reason}` });
+    });
+
+    it('maps a message without a channel (the docs examples of some subtypes omit it) with channel null', () => {
+      expect(mapOne(patch('message', { 'event.channel': undefined })).payload.channel).toBeNull();
+    });
+
+    it('ignores message_changed without the inner message; takes a missing inner ts from previous_message', () => {
+      expect(map(patch('message_changed', { 'event.message': undefined }))).toEqual({
+        kind: 'ignored',
+        reason: 'message_changed without the changed message',
+      });
+      const body = patch('message_changed', {
+        'event.message.ts': undefined,
+        'event.previous_message': { ts: '1778749300.000100', user: ME },
+      });
+      expect(mapOne(body).payload.ts).toBe('1778749300.000100');
+    });
+
+    it('ignores message_deleted without deleted_ts, naming the reason', () => {
       const body = patchFixture('slack', 'message_changed', { 'event.subtype': 'message_deleted', 'event.deleted_ts': undefined });
-      expect(map(body)).toEqual({ kind: 'invalid', reason: 'event.deleted_ts is missing or not a string' });
+      expect(map(body)).toEqual({
+        kind: 'ignored',
+        reason: 'slack event "message" of an unexpected shape: event.deleted_ts is missing or not a string',
+      });
     });
   });
 

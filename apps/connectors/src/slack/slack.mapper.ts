@@ -69,7 +69,15 @@ function mapCallback(envelope: JsonObject, account: string | null, receivedAt: D
   const type = needStr(event.type, 'event.type');
   const mapper = MAPPERS.get(type);
   if (mapper === undefined) return ignored(`slack event "${type}" is not mapped`);
-  const draft = mapper(event);
+  // A signed, well-formed envelope is always acknowledged (a refusal makes Slack retry, then disable the app):
+  // an inner event of a shape the mapper does not understand is logged as ignored, with the reason.
+  let draft: Draft | Ignored;
+  try {
+    draft = mapper(event);
+  } catch (err) {
+    if (!(err instanceof MalformedBody)) throw err;
+    return ignored(`slack event "${type}" of an unexpected shape: ${err.message}`);
+  }
   if ('kind' in draft) return draft;
   const notOurs = accountFilter(type, draft.actor, account);
   if (notOurs) return notOurs;
@@ -98,7 +106,12 @@ function mapMessage(event: JsonObject): Draft | Ignored {
     case undefined:
     case 'thread_broadcast':
     case 'file_share':
-      return str(event.bot_id) ? ignored(BOT_MESSAGE) : newMessage(event, subtype === 'thread_broadcast');
+      if (str(event.bot_id)) return ignored(BOT_MESSAGE);
+      // Hidden messages are Slack's bookkeeping (thread metadata and the like), not something a member posted.
+      if (event.hidden === true) return ignored('a hidden message is a notice, not a new message');
+      return newMessage(event, subtype === 'thread_broadcast');
+    case 'message_replied':
+      return ignored('message_replied is thread metadata (a reply count changed), not a new message');
     case 'message_changed':
       return editedMessage(event);
     case 'message_deleted':
@@ -110,17 +123,18 @@ function mapMessage(event: JsonObject): Draft | Ignored {
   }
 }
 
-function newMessage(event: JsonObject, broadcast: boolean): Draft {
+function newMessage(event: JsonObject, broadcast: boolean): Draft | Ignored {
   const ts = needStr(event.ts, 'event.ts');
   const threadTs = str(event.thread_ts) ?? null;
   const text = str(event.text) ?? '';
   const user = str(event.user) ?? null;
+  if (user === null) return ignored('a message without a user is not member activity');
   return {
     eventType: 'chat.message',
     actor: user,
     // Counts stand in for the text itself (D-36).
     payload: {
-      channel: needStr(event.channel, 'event.channel'),
+      channel: str(event.channel) ?? null,
       channel_type: str(event.channel_type) ?? null,
       user,
       ts,
@@ -134,37 +148,47 @@ function newMessage(event: JsonObject, broadcast: boolean): Draft {
   };
 }
 
+/**
+ * message_changed: the inner `message` is whatever Slack chose to resend —
+ * fields missing there are taken from `previous_message`, then from the
+ * `edited` marker. Without an `edited` marker it is an unfurl or a thread
+ * metadata update (reply counts), not an edit; without any user it is nobody's.
+ */
 function editedMessage(event: JsonObject): Draft | Ignored {
-  const message = needObj(event.message, 'event.message');
+  const message = obj(event.message);
+  if (message === undefined) return ignored('message_changed without the changed message');
+  const previous = obj(event.previous_message);
   const edited = obj(message.edited);
-  if (str(message.bot_id)) return ignored(BOT_MESSAGE);
-  // Slack also sends message_changed when it unfurls a link: no `edited` marker, nobody edited anything.
-  if (edited === undefined) return ignored('message_changed without "edited" is an unfurl, not an edit');
-  const user = str(message.user) ?? null;
+  if (str(message.bot_id) ?? str(previous?.bot_id)) return ignored(BOT_MESSAGE);
+  if (edited === undefined) return ignored('message_changed without "edited" is an unfurl or a thread update, not an edit');
+  const user = str(message.user) ?? str(previous?.user) ?? str(edited.user) ?? null;
+  if (user === null) return ignored("message_changed names no user, so it is nobody's edit");
   return {
     eventType: 'chat.message.edited',
     actor: user,
     payload: {
-      channel: needStr(event.channel, 'event.channel'),
+      channel: str(event.channel) ?? str(message.channel) ?? null,
       channel_type: str(event.channel_type) ?? null,
       user,
-      ts: needStr(message.ts, 'event.message.ts'),
-      thread_ts: str(message.thread_ts) ?? null,
+      ts: str(message.ts) ?? str(previous?.ts) ?? null,
+      thread_ts: str(message.thread_ts) ?? str(previous?.thread_ts) ?? null,
       edited_ts: str(edited.ts) ?? str(event.ts) ?? null,
     },
   };
 }
 
-function deletedMessage(event: JsonObject): Draft {
+function deletedMessage(event: JsonObject): Draft | Ignored {
+  const deletedTs = needStr(event.deleted_ts, 'event.deleted_ts');
   const user = str(obj(event.previous_message)?.user) ?? null;
+  if (user === null) return ignored('message_deleted without previous_message.user cannot be attributed to anyone');
   return {
     eventType: 'chat.message.deleted',
     actor: user,
     payload: {
-      channel: needStr(event.channel, 'event.channel'),
+      channel: str(event.channel) ?? null,
       channel_type: str(event.channel_type) ?? null,
       user,
-      deleted_ts: needStr(event.deleted_ts, 'event.deleted_ts'),
+      deleted_ts: deletedTs,
     },
   };
 }

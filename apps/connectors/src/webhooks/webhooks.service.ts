@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { ErrorCode, type ReceiveWebhookV1, type WebhookAckV1 } from '@worktrack/contracts';
+import {
+  ErrorCode,
+  sealSecret,
+  verifyAttestation,
+  webhookSecretSealContext,
+  type GetWebhookSecretV1,
+  type ReceiveWebhookV1,
+  type SealedWebhookSecretV1,
+  type WebhookAckV1,
+} from '@worktrack/contracts';
 import { DomainError, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
-import { ConnectorsRepository } from '../connectors/connectors.repository';
-import type { ConnectorEntity } from '../connectors/entities/connector.entity';
+import { ConnectorsRepository } from '../store/connectors.repository';
+import type { ConnectorEntity } from '../store/entities/connector.entity';
 import { DeliveriesRepository, type NewDelivery } from '../deliveries/deliveries.repository';
 import { DeliveryProcessor } from '../deliveries/delivery.processor';
 import { verifyGithubSignature } from '../github/github-signature';
@@ -14,6 +23,18 @@ import type { MappingOutcome } from '../mapping/mapped-event';
 import { SecretBox } from '../secrets/secret-box';
 import { verifySlackSignature } from '../slack/slack-signature';
 import { mapSlackEnvelope } from '../slack/slack.mapper';
+import {
+  attestationMismatch,
+  bodyNotJson,
+  formPayloadMissing,
+  githubHeadersMissing,
+  githubSignatureMismatch,
+  notAnX25519Key,
+  slackNeverReduced,
+  slackSignatureRefused,
+  unmappableBody,
+  webhookNotFound,
+} from './webhooks.errors';
 
 /** What a verified delivery is, before it is logged. */
 interface Received {
@@ -49,10 +70,28 @@ export class WebhooksService {
     );
   }
 
+  /**
+   * ADR 0011: the gateway verifies signatures at the edge with the secret,
+   * which it asks for here with a one-off X25519 key and keeps briefly in
+   * memory. The answer is sealed to that key: the secret is never in the
+   * clear on the wire or in a Kafka log. NOT_FOUND as for a delivery.
+   */
+  async sealedSecret(query: GetWebhookSecretV1): Promise<SealedWebhookSecretV1> {
+    const connector = await this.connectors.findLive(query.connectorId);
+    if (!connector || connector.kind !== query.provider || !connector.secretBox) {
+      throw webhookNotFound();
+    }
+    try {
+      return sealSecret(this.box.open(connector.secretBox), query.publicKey, webhookSecretSealContext(query.provider, connector.id));
+    } catch {
+      throw notAnX25519Key();
+    }
+  }
+
   async receive(command: ReceiveWebhookV1): Promise<WebhookAckV1> {
     const connector = await this.connectors.findLive(command.connectorId);
     if (!connector || connector.kind !== command.provider || !connector.secretBox) {
-      throw new DomainError(ErrorCode.NOT_FOUND, 'No such webhook.');
+      throw webhookNotFound();
     }
     const raw = Buffer.from(command.body, command.bodyEncoding);
     const receivedAt = new Date(command.receivedAt);
@@ -77,17 +116,32 @@ export class WebhooksService {
   }
 
   private github(connector: ConnectorEntity, command: ReceiveWebhookV1, raw: Buffer, secret: string, receivedAt: Date): Received {
-    const { githubEvent, githubDelivery, githubSignature256, contentType } = command.headers;
-    if (!verifyGithubSignature(secret, githubSignature256, raw)) {
-      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'X-Hub-Signature-256 is missing or does not match the webhook secret.');
+    const { githubEvent, githubDelivery, githubSignature256 } = command.headers;
+    let { contentType } = command.headers;
+    if (command.edge) {
+      // A reduced delivery: the gateway verified GitHub's signature over the original bytes; the attestation proves it held the secret.
+      const attested = verifyAttestation(
+        secret,
+        {
+          provider: 'github',
+          connectorId: connector.id,
+          deliveryId: githubDelivery ?? '',
+          rawSha256: command.edge.rawSha256,
+          rawBytes: command.edge.rawBytes,
+          body: command.body,
+        },
+        command.edge.mac,
+      );
+      if (!attested || command.bodyEncoding !== 'utf8') {
+        throw attestationMismatch();
+      }
+      contentType = 'application/json';
+    } else if (!verifyGithubSignature(secret, githubSignature256, raw)) {
+      throw githubSignatureMismatch();
     }
     const missing = [!githubEvent && 'X-GitHub-Event', !githubDelivery && 'X-GitHub-Delivery'].filter((h): h is string => Boolean(h));
     if (missing.length > 0 || !githubEvent || !githubDelivery) {
-      throw new DomainError(
-        ErrorCode.VALIDATION_FAILED,
-        'A GitHub delivery needs its event and delivery headers.',
-        missing.map((h) => ({ path: h, issue: 'header is required' })),
-      );
+      throw githubHeadersMissing(missing);
     }
     const body = parseBody(raw, contentType);
     return {
@@ -106,6 +160,7 @@ export class WebhooksService {
     receivedAt: Date,
   ): Received | { challenge: string } {
     const { slackTimestamp, slackSignature, slackRetryNum, contentType } = command.headers;
+    if (command.edge) throw slackNeverReduced();
     const check = verifySlackSignature({
       signingSecret,
       timestamp: slackTimestamp,
@@ -119,7 +174,7 @@ export class WebhooksService {
         stale: 'X-Slack-Request-Timestamp is outside the 5-minute window (replay protection).',
         mismatch: 'X-Slack-Signature does not match the signing secret.',
       }[check.reason];
-      throw new DomainError(ErrorCode.UNAUTHENTICATED, why);
+      throw slackSignatureRefused(why);
     }
     const body = parseBody(raw, contentType);
     const mapped = mapSlackEnvelope({ body, account: connector.account, receivedAt });
@@ -158,9 +213,7 @@ export class WebhooksService {
     const provider = connector.kind;
     if (outcome.kind === 'invalid') {
       this.received.inc({ provider, outcome: 'invalid' });
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, `The delivery is not a valid ${provider} ${received.providerEvent} body.`, [
-        { path: 'body', issue: outcome.reason },
-      ]);
+      throw unmappableBody(provider, received.providerEvent, outcome.reason);
     }
     if (delivery.state === 'pending') {
       this.processor.kick();
@@ -178,12 +231,12 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   let text = raw.toString('utf8');
   if (contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
     const payload = new URLSearchParams(text).get('payload');
-    if (payload === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'A form-encoded delivery needs a payload field.');
+    if (payload === null) throw formPayloadMissing();
     text = payload;
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new DomainError(ErrorCode.INVALID_JSON, 'The delivery body is not valid JSON.');
+    throw bodyNotJson();
   }
 }

@@ -1,33 +1,27 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { EventsStored, SessionChanged } from '@worktrack/contracts';
-import { KafkaClient, LOGGER, MessageConsumer, Metrics, type AppLogger } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { EventsStored, SessionChanged, type PayloadOf } from '@worktrack/contracts';
+import { HandleEvent, type EventGroupOptions } from '@worktrack/platform';
 import { LinksService } from './links.service';
 
 /**
- * Consumes `ingestion.events` and `sessions.events` (group `correlation.events`; the command server has group `correlation`):
- * at least once, one member's messages in order per topic, poison messages to
- * the dead-letter topic (counted, never blocking the partition).
+ * `ingestion.events` and `sessions.events` in group `correlation.events` (the
+ * command topic has group `correlation`): at least once, one member's
+ * messages in order per topic, poison messages to the dead-letter topic.
  */
-@Injectable()
-export class LinksConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly consumer: MessageConsumer;
+const group: EventGroupOptions = { group: 'correlation.events', concurrency: 12, reportLag: true };
 
-  constructor(kafka: KafkaClient, @Inject(LOGGER) logger: AppLogger, metrics: Metrics, links: LinksService) {
-    this.consumer = new MessageConsumer(kafka, logger, metrics, {
-      groupId: 'correlation.events',
-      fromBeginning: true,
-      concurrency: 12,
-      reportLag: true,
-    })
-      .on(EventsStored, (message) => links.onEventsStored(message))
-      .on(SessionChanged, (change) => links.onSessionChanged(change));
+@Controller()
+export class CorrelationLinksConsumer {
+  constructor(private readonly links: LinksService) {}
+
+  @HandleEvent(EventsStored, group)
+  eventsStored(@Payload() message: PayloadOf<typeof EventsStored>) {
+    return this.links.onEventsStored(message);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumer.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.consumer.stop();
+  @HandleEvent(SessionChanged, group)
+  sessionChanged(@Payload() change: PayloadOf<typeof SessionChanged>) {
+    return this.links.onSessionChanged(change);
   }
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { outboxRelayProviders } from '@worktrack/platform';
-import { LinksConsumer } from './links.consumer';
+import { CorrelationLinksConsumer } from './links.consumer';
+import { LinksPublisher } from './links.publisher';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
 
 @Module({
-  providers: [...outboxRelayProviders, LinksRepository, LinksService, LinksConsumer],
+  controllers: [CorrelationLinksConsumer],
+  providers: [...outboxRelayProviders, LinksRepository, LinksPublisher, LinksService],
 })
 export class LinksModule {}

@@ -36,16 +36,37 @@ export class LinksRepository {
     });
   }
 
-  /** Inserts events not seen before; returns the ids that are new. */
-  async insertEvents(manager: EntityManager, memberId: string, events: Array<{ eventId: string; occurredAt: string }>): Promise<string[]> {
-    const rows = await queryRows<{ event_id: string }>(
+  /**
+   * Inserts events not seen before, each already linked by D-31's rule (see
+   * `relink`), and returns the new ones that got a session: the links to
+   * publish. Issue 17: one statement instead of an insert and an update of
+   * the same rows (the member's lock is held either way, so no session
+   * change can come between).
+   */
+  async insertLinked(
+    manager: EntityManager,
+    memberId: string,
+    events: Array<{ eventId: string; occurredAt: string }>,
+  ): Promise<ChangedLink[]> {
+    return queryRows<ChangedLink>(
       manager,
-      `INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at)
-       SELECT t.id, $1::uuid, t.at FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
-       ON CONFLICT DO NOTHING RETURNING event_id`,
+      `WITH target AS (
+         SELECT t.id, t.at,
+                (SELECT s.session_id FROM ${this.s}."sessions" s
+                  WHERE s.member_id = $1::uuid AND s.started_at <= t.at
+                    AND (s.closed_at IS NULL OR t.at < s.closed_at)
+                  ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
+           FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+       ),
+       inserted AS (
+         INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at, session_id, link_version)
+         SELECT id, $1::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
+         ON CONFLICT DO NOTHING
+         RETURNING event_id, session_id, link_version
+       )
+       SELECT event_id, session_id, link_version FROM inserted WHERE session_id IS NOT NULL`,
       [memberId, events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
     );
-    return rows.map((r) => r.event_id);
   }
 
   async session(manager: EntityManager, sessionId: string): Promise<SessionRow | undefined> {
@@ -69,26 +90,15 @@ export class LinksRepository {
   }
 
   /**
-   * Recomputes the links of a member's events — those with the given ids, or
-   * those that occurred in [from, to) — with D-31's rule: the session whose
-   * [started_at, closed_at) contains occurred_at, open-ended while live, the
-   * latest started_at winning among overlaps (then the greatest id, so the
-   * answer is unique). Updates only links that change; returns them.
+   * Recomputes the links of a member's events that occurred in [from, to)
+   * with D-31's rule: the session whose [started_at, closed_at) contains
+   * occurred_at, open-ended while live, the latest started_at winning among
+   * overlaps (then the greatest id, so the answer is unique). Updates only
+   * links that change; returns them.
    */
-  async relink(
-    manager: EntityManager,
-    memberId: string,
-    scope: { eventIds: string[] } | { from: Date; to: Date | null },
-  ): Promise<ChangedLink[]> {
-    const params: unknown[] = [memberId];
-    let filter: string;
-    if ('eventIds' in scope) {
-      params.push(scope.eventIds);
-      filter = 'e.event_id = ANY($2::uuid[])';
-    } else {
-      params.push(scope.from, scope.to);
-      filter = 'e.occurred_at >= $2::timestamptz AND ($3::timestamptz IS NULL OR e.occurred_at < $3::timestamptz)';
-    }
+  async relink(manager: EntityManager, memberId: string, scope: { from: Date; to: Date | null }): Promise<ChangedLink[]> {
+    const params: unknown[] = [memberId, scope.from, scope.to];
+    const filter = 'e.occurred_at >= $2::timestamptz AND ($3::timestamptz IS NULL OR e.occurred_at < $3::timestamptz)';
     return queryRows<ChangedLink>(
       manager,
       `WITH target AS (

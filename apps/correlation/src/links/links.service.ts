@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { EventsLinked, type EventsStoredV1, type SessionChangedV1 } from '@worktrack/contracts';
-import { enqueue, OutboxRelay } from '@worktrack/platform';
-import { LinksRepository, type ChangedLink } from './links.repository';
+import { Injectable } from '@nestjs/common';
+import type { EventsStoredV1, SessionChangedV1 } from '@worktrack/contracts';
+import { LinksPublisher } from './links.publisher';
+import { LinksRepository } from './links.repository';
 
 /**
  * D-31: links every stored event to the member's session running when it
@@ -15,16 +14,15 @@ import { LinksRepository, type ChangedLink } from './links.repository';
 export class LinksService {
   constructor(
     private readonly links: LinksRepository,
-    @Inject(OutboxRelay) private readonly relay: Pick<OutboxRelay, 'notify'>,
+    private readonly publisher: LinksPublisher,
   ) {}
 
   async onEventsStored(message: EventsStoredV1): Promise<void> {
-    const published = await this.links.forMember(message.memberId, async (manager) => {
-      const fresh = await this.links.insertEvents(manager, message.memberId, message.events);
-      if (fresh.length === 0) return false;
-      return this.publish(manager, message.memberId, await this.links.relink(manager, message.memberId, { eventIds: fresh }));
-    });
-    if (published) this.relay.notify();
+    // A repeated event is a no-op: only new events are inserted (already linked), and only their links published.
+    const published = await this.links.forMember(message.memberId, async (manager) =>
+      this.publisher.changed(manager, message.memberId, await this.links.insertLinked(manager, message.memberId, message.events)),
+    );
+    if (published) this.publisher.published();
   }
 
   async onSessionChanged(change: SessionChangedV1): Promise<void> {
@@ -43,19 +41,8 @@ export class LinksService {
       const ends = [change.closedAt ? Date.parse(change.closedAt) : null, ...(before ? [before.closed_at?.getTime() ?? null] : [])];
       const from = new Date(Math.min(...starts));
       const to = ends.some((e) => e === null) ? null : new Date(Math.max(...(ends as number[])));
-      return this.publish(manager, change.memberId, await this.links.relink(manager, change.memberId, { from, to }));
+      return this.publisher.changed(manager, change.memberId, await this.links.relink(manager, change.memberId, { from, to }));
     });
-    if (published) this.relay.notify();
-  }
-
-  private async publish(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<boolean> {
-    if (changed.length === 0) return false;
-    await enqueue(
-      manager,
-      EventsLinked,
-      { memberId, links: changed.map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })) },
-      { key: memberId },
-    );
-    return true;
+    if (published) this.publisher.published();
   }
 }

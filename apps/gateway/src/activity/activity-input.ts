@@ -1,4 +1,3 @@
-import { validateSync } from 'class-validator';
 import {
   activityEventRuleViolations,
   ErrorCode,
@@ -7,9 +6,10 @@ import {
   flattenValidationErrors,
   type ActivityEventInputV1,
   type ErrorDetail,
+  validateWhitelisted,
 } from '@worktrack/contracts';
 import { DomainError } from '@worktrack/platform';
-import { ActivityBatchDto, ActivityEventDto } from './activity.dto';
+import { ActivityBatchDto, ActivityEventDto, DEFAULT_SOURCE_TYPE } from './activity.dto';
 
 /**
  * POST /activity/events takes one ActivityEvent or `{ events: [...] }`. The
@@ -27,7 +27,7 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   const prefix = (i: number): string => (batch ? `events[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
   const dto = batch ? hydrate(ActivityBatchDto, body) : hydrate(ActivityEventDto, body);
-  const details: ErrorDetail[] = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }));
+  const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto)); // issue 17: compiled
   const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
   if (!Array.isArray(events)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
 
@@ -47,7 +47,7 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   }
   const now = receivedAt.toISOString();
   return events.map((e) => ({
-    sourceType: e.source_type ?? 'custom',
+    sourceType: e.source_type ?? DEFAULT_SOURCE_TYPE,
     eventType: e.event_type,
     occurredAt: e.occurred_at ?? now,
     payload: e.payload ?? {},

@@ -1,19 +1,19 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ErrorCode, IngestEvents, ListEvents } from '@worktrack/contracts';
+import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedQuery } from '../openapi/validation-schemas';
-import { CommandClientHost } from '../rpc/command-client.host';
 import { parseActivityInput } from './activity-input';
 import { ActivityBatchDto, ActivityEventDto, IngestedBody, presentEvent, StoredEventBody, TimelineQueryDto } from './activity.dto';
 
 @Controller('activity/events')
 export class ActivityController {
-  constructor(private readonly commands: CommandClientHost) {}
+  constructor(private readonly commands: CommandClient) {}
 
   /**
    * 202 once the events are committed (D-20): one id per submitted event in
@@ -25,16 +25,16 @@ export class ActivityController {
   @ApiOperation({
     summary: 'Ingest activity events',
     description:
-      'One ActivityEvent, or `{ events: [...] }` with at most 100. All or nothing (D-17); retries with the same `external_id` are deduplicated (D-15). ' +
-      '202 means stored (D-20).',
+      'One ActivityEvent, or `{ events: [...] }` with at most 100. All or nothing; retries with the same `external_id` are deduplicated. ' +
+      '202 means stored.',
   })
   @ApiValidatedBody(ActivityEventDto, ActivityBatchDto)
-  @ApiData(202, IngestedBody, 'Stored: one id per submitted event, in order (D-16).')
+  @ApiData(202, IngestedBody, 'Stored: one id per submitted event, in order.')
   @ApiErrors(ErrorCode.PAYLOAD_CONTAINS_SECRET)
   async ingest(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<{ data: IngestedBody }> {
     const receivedAt = new Date();
     const events = parseActivityInput(body, receivedAt);
-    const result = await this.commands.client.send(
+    const result = await this.commands.send(
       IngestEvents,
       { actor: actorOf(principal), receivedAt: receivedAt.toISOString(), events },
       { key: principal.memberId },
@@ -45,7 +45,7 @@ export class ActivityController {
   /** D-21: the caller's timeline, newest first; `meta.cursor` fetches the next page. */
   @Get()
   @Access('read')
-  @ApiOperation({ summary: 'Read your activity timeline', description: 'Newest first; `meta.cursor` fetches the next page (D-21).' })
+  @ApiOperation({ summary: 'Read your activity timeline', description: 'Newest first; `meta.cursor` fetches the next page.' })
   @ApiValidatedQuery(TimelineQueryDto)
   @ApiPage(StoredEventBody, 'A page of events, newest first.')
   @ApiErrors(ErrorCode.INVALID_CURSOR)
@@ -53,7 +53,7 @@ export class ActivityController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: TimelineQueryDto,
   ): Promise<{ data: StoredEventBody[]; meta: { cursor: string | null } }> {
-    const page = await this.commands.client.send(
+    const page = await this.commands.send(
       ListEvents,
       {
         actor: actorOf(principal),

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { JSONSchema } from 'class-validator-jsonschema';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -11,39 +12,64 @@ import {
   IsUUID,
   Matches,
   Max,
-  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_EVENTS_PER_BATCH, RFC3339_PATTERN, MAX_EXTERNAL_ID_LENGTH, SLUG_PATTERN, type StoredEventV1 } from '@worktrack/contracts';
+import {
+  IsDateTime,
+  MAX_EVENTS_PER_BATCH,
+  MAX_EXTERNAL_ID_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  MaxCodePoints,
+  SLUG_PATTERN,
+  type StoredEventV1,
+} from '@worktrack/contracts';
+
+/** The `source_type` of an event that names none. */
+export const DEFAULT_SOURCE_TYPE = 'custom';
 
 /** The ActivityEvent request object (spec "ActivityEvent"). */
+@JSONSchema({ title: 'One event' })
 export class ActivityEventDto {
-  /** Origin slug; default `custom`. */
+  @JSONSchema({ description: 'Origin slug, e.g. `ci`, `desktop`.', default: DEFAULT_SOURCE_TYPE, examples: ['ci'] })
   @IsOptional()
   @Matches(SLUG_PATTERN, { message: 'source_type must be 1 to 64 characters of a-z, 0-9, _ . -' })
   source_type?: string;
 
+  @JSONSchema({ description: 'What happened, e.g. `deploy`, `test_run`, `cron_job`.', examples: ['deploy'] })
   @Matches(SLUG_PATTERN, { message: 'event_type must be 1 to 64 characters of a-z, 0-9, _ . -' })
   event_type!: string;
 
-  /** Default: the time of receipt. At most 10 minutes in the future (D-19). */
+  // D-19: at most 10 minutes in the future.
+  @JSONSchema({
+    description: 'When it happened (RFC 3339 with an offset), at most 10 minutes in the future. Default: the time of receipt.',
+    examples: ['2026-03-02T09:30:00Z'],
+  })
   @IsOptional()
-  @Matches(RFC3339_PATTERN, { message: 'occurred_at must be an RFC 3339 date-time with an offset' })
+  @IsDateTime()
   occurred_at?: string;
 
-  /** Opaque metadata, at most 32,768 bytes as UTF-8 JSON (D-18); no secrets. */
+  // D-18: opaque, at most 32,768 bytes as UTF-8 JSON; no secrets.
+  @JSONSchema({
+    description: `Opaque metadata: any JSON object of at most 32 KB (${MAX_PAYLOAD_BYTES} bytes as UTF-8 JSON). Must not contain document bodies or secrets.`,
+    examples: [{ service: 'api', environment: 'production', version: '1.42.0' }],
+  })
   @IsOptional()
   @IsObject({ message: 'payload must be an object' })
   payload?: Record<string, unknown>;
 
-  /** The client's stable id: the deduplication key with source_type (D-15). */
+  // D-15: the deduplication key, with source_type.
+  @JSONSchema({
+    description: "The client's stable id: retries with the same `source_type` and `external_id` are stored once.",
+    examples: ['deploy-api-1.42.0'],
+  })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_EXTERNAL_ID_LENGTH)
+  @MaxCodePoints(MAX_EXTERNAL_ID_LENGTH)
   external_id?: string;
 }
 
+@JSONSchema({ title: 'A batch of events', description: 'At most 100 events, stored all or nothing.' })
 export class ActivityBatchDto {
   @IsArray()
   @ArrayMinSize(1)
@@ -56,11 +82,11 @@ export class ActivityBatchDto {
 /** D-21 query. `from` is inclusive, `to` exclusive. */
 export class TimelineQueryDto {
   @IsOptional()
-  @Matches(RFC3339_PATTERN, { message: 'from must be an RFC 3339 date-time with an offset' })
+  @IsDateTime()
   from?: string;
 
   @IsOptional()
-  @Matches(RFC3339_PATTERN, { message: 'to must be an RFC 3339 date-time with an offset' })
+  @IsDateTime()
   to?: string;
 
   @IsOptional()
@@ -84,7 +110,7 @@ export class TimelineQueryDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @MaxCodePoints(512)
   cursor?: string;
 }
 
@@ -93,10 +119,10 @@ export class StoredEventBody {
   @ApiProperty({ format: 'uuid' })
   event_id!: string;
 
-  @ApiProperty({ pattern: SLUG_PATTERN.source })
+  @ApiProperty({ pattern: SLUG_PATTERN.source, example: 'ci' })
   source_type!: string;
 
-  @ApiProperty({ pattern: SLUG_PATTERN.source })
+  @ApiProperty({ pattern: SLUG_PATTERN.source, example: 'deploy' })
   event_type!: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -105,10 +131,15 @@ export class StoredEventBody {
   @ApiProperty({ format: 'date-time' })
   received_at!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Opaque metadata as submitted.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Opaque metadata as submitted.',
+    example: { service: 'api', environment: 'production', version: '1.42.0' },
+  })
   payload!: Record<string, unknown>;
 
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: 'deploy-api-1.42.0' })
   external_id!: string | null;
 
   @ApiProperty({
@@ -125,7 +156,7 @@ export class IngestedBody {
   @ApiProperty({ type: 'integer', minimum: 0 })
   accepted!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events already stored under the same (source_type, external_id) (D-15).' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events already stored under the same (source_type, external_id).' })
   deduplicated!: number;
 
   @ApiProperty({

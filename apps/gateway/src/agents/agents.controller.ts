@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ErrorCode, RegisterAgent } from '@worktrack/contracts';
+import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -8,12 +9,11 @@ import type { Principal } from '../auth/principal';
 import { presentMember } from '../me/member.presenter';
 import { ApiData, ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedBody } from '../openapi/validation-schemas';
-import { CommandClientHost } from '../rpc/command-client.host';
 import { RegisterAgentDto, RegisteredAgentBody } from './agents.dto';
 
 @Controller('agents')
 export class AgentsController {
-  constructor(private readonly commands: CommandClientHost) {}
+  constructor(private readonly commands: CommandClient) {}
 
   /** D-12: owners and admins with a full credential; agents cannot register agents (403). */
   @Post()
@@ -22,14 +22,14 @@ export class AgentsController {
   @ApiOperation({
     summary: 'Register an agent',
     description:
-      "Creates an agent member in the caller's workspace (timezone and working hours copied from the caller) and its API token (D-12). " +
+      "Creates an agent member in the caller's workspace (timezone and working hours copied from the caller) and its API token. " +
       'Owners and admins with a `full` credential only; agents cannot register agents.',
   })
   @ApiValidatedBody(RegisterAgentDto)
   @ApiData(201, RegisteredAgentBody, 'The agent and its token, shown this once.')
   @ApiErrors(ErrorCode.FORBIDDEN)
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterAgentDto): Promise<{ data: RegisteredAgentBody }> {
-    const result = await this.commands.client.send(
+    const result = await this.commands.send(
       RegisterAgent,
       { actor: actorOf(principal), name: body.name, ...(body.scope ? { scope: body.scope } : {}) },
       { key: principal.memberId },

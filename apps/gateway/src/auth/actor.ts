@@ -8,4 +8,5 @@ export const actorOf = (p: Principal): ActorV1 => ({
   scope: p.scope,
   credential: p.credential,
   ...(p.tokenId ? { tokenId: p.tokenId } : {}),
+  ...(p.profile ? { profile: p.profile } : {}),
 });

@@ -48,7 +48,9 @@ export class AuthGuard implements CanActivate {
       request.principal = await this.tokens.verify(credential);
     } else {
       await this.jwt.canActivate(context);
-      request.principal = (request as FastifyRequest & { user?: Principal }).user;
+      const claims = (request as FastifyRequest & { user?: Principal }).user;
+      // A signed JWT is trusted for nothing its claims name until identity confirms the member (issue 14).
+      request.principal = claims ? await this.tokens.verifyJwt(claims.workspaceId, claims.memberId) : undefined;
     }
     if (!request.principal) throw unauthenticated();
     if (rule === 'full' && request.principal.scope !== 'full') {

@@ -14,7 +14,9 @@ interface SessionClaims {
 /**
  * D-11: session JWTs, verified locally (no round trip). HS256 with JWT_SECRET,
  * or RS256 with JWT_PUBLIC_KEY when set. `sub` = member id, `wid` = workspace
- * id, `exp` required; anything else is a 401.
+ * id, `exp` required; anything else is a 401. A valid signature is not
+ * enough: the auth guard then resolves the claims to an active member of that
+ * workspace (issue 14).
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -32,6 +34,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   validate(claims: SessionClaims): Principal | false {
     const { sub, wid, exp } = claims;
     if (typeof exp !== 'number' || typeof sub !== 'string' || typeof wid !== 'string' || !isUUID(sub) || !isUUID(wid)) return false;
-    return { memberId: sub, workspaceId: wid, scope: 'full', credential: 'jwt' };
+    // Canonical lower case: the ids identity stores, the rate-limit key, every service's keys (issue 14).
+    return { memberId: sub.toLowerCase(), workspaceId: wid.toLowerCase(), scope: 'full', credential: 'jwt' };
   }
 }

@@ -1,10 +1,13 @@
+import type { MemberProfileV1 } from '@worktrack/contracts';
+
 /** D-9 token scopes. */
 export const SCOPES = ['full', 'report_only'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**
- * Who a request acts as, set on the request by the auth guard (API token via
- * the identity service's verification, or a session JWT verified locally).
+ * Who a request acts as, set on the request by the auth guard: always an
+ * active member of its workspace as identity knows it (issue 14), ids in
+ * canonical lower case.
  */
 export interface Principal {
   memberId: string;
@@ -13,6 +16,8 @@ export interface Principal {
   credential: 'api_token' | 'jwt';
   /** The API token's public id (D-8), when the credential is a token. */
   tokenId?: string;
+  /** The member's profile as identity answered (or the feed updated) it; carried with every command. */
+  profile?: MemberProfileV1;
 }
 
 declare module 'fastify' {

@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { CreateConnector, DeleteConnector, ErrorCode, ListConnectors, ListDeliveries } from '@worktrack/contracts';
+import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery } from '../openapi/validation-schemas';
-import { CommandClientHost } from '../rpc/command-client.host';
+import { pageOf, PageQueryDto } from '../pagination/page-query.dto';
 import {
   ConnectorBody,
   ConnectorIdParam,
@@ -21,7 +22,7 @@ import {
 /** D-36: connect provider accounts whose activity is written as a member's. */
 @Controller('connectors')
 export class ConnectorsController {
-  constructor(private readonly commands: CommandClientHost) {}
+  constructor(private readonly commands: CommandClient) {}
 
   @Post()
   @HttpCode(201)
@@ -30,13 +31,13 @@ export class ConnectorsController {
     summary: 'Connect a provider account',
     description:
       'github and slack need `secret` and answer at `hook_path`; calendar needs `feed_url` and is polled. Secrets are stored encrypted and never returned. ' +
-      'The connector writes through the same path as POST /activity/events, as `member_id`, with a report_only token (D-9, D-36).',
+      'The connector writes through the same path as POST /activity/events, as `member_id`, with a report_only token.',
   })
   @ApiValidatedBody(CreateConnectorDto)
   @ApiData(201, ConnectorBody, 'The connector.')
   @ApiErrors(ErrorCode.FORBIDDEN)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectorDto): Promise<{ data: ConnectorBody }> {
-    const connector = await this.commands.client.send(
+    const connector = await this.commands.send(
       CreateConnector,
       {
         actor: actorOf(principal),
@@ -56,10 +57,15 @@ export class ConnectorsController {
   @Get()
   @Access('read')
   @ApiOperation({ summary: 'List your connectors', description: 'Those acting for you and those you created; never with a secret.' })
-  @ApiData(200, [ConnectorBody], 'The connectors.')
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: ConnectorBody[] }> {
-    const { connectors } = await this.commands.client.send(ListConnectors, { actor: actorOf(principal) }, { key: principal.memberId });
-    return { data: connectors.map(presentConnector) };
+  @ApiValidatedQuery(PageQueryDto)
+  @ApiPage(ConnectorBody, 'A page of connectors, oldest first.')
+  @ApiErrors(ErrorCode.INVALID_CURSOR)
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: PageQueryDto,
+  ): Promise<{ data: ConnectorBody[]; meta: { cursor: string | null } }> {
+    const page = await this.commands.send(ListConnectors, { actor: actorOf(principal), ...pageOf(query) }, { key: principal.memberId });
+    return { data: page.connectors.map(presentConnector), meta: { cursor: page.nextCursor ?? null } };
   }
 
   @Delete(':connector_id')
@@ -72,7 +78,7 @@ export class ConnectorsController {
   @ApiData(200, ConnectorBody, 'The connector, as it was.')
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND)
   async remove(@CurrentPrincipal() principal: Principal, @Param() params: ConnectorIdParam): Promise<{ data: ConnectorBody }> {
-    const connector = await this.commands.client.send(
+    const connector = await this.commands.send(
       DeleteConnector,
       { actor: actorOf(principal), connectorId: params.connector_id },
       { key: principal.memberId },
@@ -96,7 +102,7 @@ export class ConnectorsController {
     @Param() params: ConnectorIdParam,
     @Query() query: DeliveriesQueryDto,
   ): Promise<{ data: DeliveryBody[]; meta: { cursor: string | null } }> {
-    const page = await this.commands.client.send(
+    const page = await this.commands.send(
       ListDeliveries,
       {
         actor: actorOf(principal),

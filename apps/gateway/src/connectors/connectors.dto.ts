@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import {
   CONNECTOR_KINDS,
@@ -11,6 +11,7 @@ import {
   type ConnectorKind,
   type ConnectorV1,
   type DeliveryV1,
+  MaxCodePoints,
 } from '@worktrack/contracts';
 import { UUID_PATTERN } from '../openapi/validation-schemas';
 
@@ -19,10 +20,10 @@ export class CreateConnectorDto {
   @IsIn(CONNECTOR_KINDS)
   kind!: ConnectorKind;
 
-  @JSONSchema({ description: 'A label for you.' })
+  @JSONSchema({ description: 'A label for you.', examples: ['Backend repository'] })
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
+  @MaxCodePoints(100)
   name!: string;
 
   @JSONSchema({ description: 'Whose activity this is. Default: you; another member of your workspace needs an owner or admin.' })
@@ -33,11 +34,12 @@ export class CreateConnectorDto {
   @JSONSchema({
     description:
       'The provider account whose activity belongs to the member: a GitHub login or a Slack user id (U…). Without it every delivery is theirs (github, slack only).',
+    examples: ['octocat'],
   })
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
+  @MaxCodePoints(100)
   account?: string;
 
   @JSONSchema({
@@ -47,7 +49,7 @@ export class CreateConnectorDto {
   @IsOptional()
   @IsString()
   @MinLength(8)
-  @MaxLength(256)
+  @MaxCodePoints(256)
   secret?: string;
 
   @JSONSchema({
@@ -56,7 +58,7 @@ export class CreateConnectorDto {
   })
   @IsOptional()
   @IsString()
-  @MaxLength(2048)
+  @MaxCodePoints(2048)
   feed_url?: string;
 
   @JSONSchema({ description: `calendar: seconds between polls, ${MIN_POLL_INTERVAL_SECONDS}–${MAX_POLL_INTERVAL_SECONDS}; default 300.` })
@@ -85,14 +87,14 @@ export class DeliveriesQueryDto {
   @JSONSchema({ description: '`meta.cursor` of the previous page.' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @MaxCodePoints(512)
   cursor?: string;
 }
 
 export class ConnectorBody {
   @ApiProperty({ format: 'uuid' }) connector_id!: string;
   @ApiProperty({ enum: CONNECTOR_KINDS }) kind!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ example: 'Backend repository' }) name!: string;
   @ApiProperty({ format: 'uuid', description: 'Whose activity the connector reports.' }) member_id!: string;
   @ApiProperty({ format: 'uuid' }) created_by!: string;
   @ApiProperty({ type: 'string', nullable: true }) account!: string | null;
@@ -107,6 +109,7 @@ export class ConnectorBody {
   @ApiProperty({
     description:
       'The report_only API token the connector writes with; it is among the member’s tokens, and revoking it stops the connector.',
+    example: 'q2xak3v7',
   })
   credential_token_id!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -116,17 +119,19 @@ export class ConnectorBody {
 
 export class DeliveryBody {
   @ApiProperty({ format: 'uuid' }) delivery_id!: string;
-  @ApiProperty({ description: 'X-GitHub-Delivery, the Slack event_id, or `poll:<time>`.' }) provider_delivery_id!: string;
-  @ApiProperty({ description: 'The provider event (`push`, `message`, `poll`, …).' }) provider_event!: string;
+  @ApiProperty({ description: 'X-GitHub-Delivery, the Slack event_id, or `poll:<time>`.', example: '72d3162e-cc78-11e3-81ab-4c9367dc0958' })
+  provider_delivery_id!: string;
+  @ApiProperty({ description: 'The provider event (`push`, `message`, `poll`, …).', example: 'push' }) provider_event!: string;
   @ApiProperty({ format: 'date-time' }) received_at!: string;
   @ApiProperty({ description: 'The signature was checked (refused deliveries are answered 401 and not logged).' }) verified!: boolean;
   @ApiProperty({ enum: DELIVERY_STATES }) state!: string;
-  @ApiProperty() events_mapped!: number;
-  @ApiProperty() events_accepted!: number;
-  @ApiProperty({ description: 'Already stored earlier (redeliveries, retries; D-15).' }) events_deduplicated!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) events_mapped!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) events_accepted!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Already stored earlier (redeliveries, retries).' })
+  events_deduplicated!: number;
   @ApiProperty({ type: 'string', nullable: true, description: 'Why it was ignored or failed, or what a retry waits for.' }) detail!:
     string | null;
-  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) attempts!: number;
   @ApiProperty({ type: 'integer', nullable: true, description: "Slack's X-Slack-Retry-Num." }) retry_num!: number | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) processed_at!: string | null;
 }

@@ -7,15 +7,25 @@ type WithRaw = FastifyRequest & { [RAW]?: Buffer };
 export const HOOKS_PREFIX = '/hooks/';
 const isHook = (request: FastifyRequest): boolean => request.url.startsWith(HOOKS_PREFIX);
 
+/** GitHub delivers up to 25 MB (issue 18); the API keeps its own, smaller limit. */
+export const DEFAULT_HOOK_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
+
 /**
  * Body parsing for the gateway: JSON as before (Fastify's own parser, with
- * its prototype-poisoning protection and INVALID_JSON errors) for the API;
+ * its INVALID_JSON errors; prototype keys are the input guard's) for the API;
  * for `/hooks/…` the raw bytes are kept and not parsed here (the connectors
  * service verifies, then parses), and GitHub's form-encoded deliveries are
  * accepted there too. Everything else stays 415 UNSUPPORTED_MEDIA_TYPE.
+ * The hook routes get their own body limit (`hookBodyLimit`, 413 above it);
+ * must be called before the routes are registered (Nest registers them at init).
  */
-export function registerBodyParsers(fastify: FastifyInstance): void {
-  const json = fastify.getDefaultJsonParser('error', 'error');
+export function registerBodyParsers(fastify: FastifyInstance, hookBodyLimit = DEFAULT_HOOK_BODY_LIMIT_BYTES): void {
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(HOOKS_PREFIX)) route.bodyLimit = hookBodyLimit;
+  });
+  // Prototype keys are left to the input guard (http/input-guard.ts), which refuses them with
+  // PROTOTYPE_POISONING and a path; this parser would only say INVALID_JSON (issue 14).
+  const json = fastify.getDefaultJsonParser('ignore', 'ignore');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     if (isHook(request)) {

@@ -16,13 +16,13 @@ export class MemberBody {
   @ApiProperty({ enum: MEMBER_ROLES })
   role!: MemberRole;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Ada Lovelace' })
   display_name!: string;
 
   @ApiProperty({ type: 'string', format: 'email', nullable: true })
   email!: string | null;
 
-  @ApiProperty({ description: 'IANA time zone name, e.g. `Europe/Berlin`.' })
+  @ApiProperty({ description: 'IANA time zone name, e.g. `Europe/Berlin`.', example: 'Europe/Berlin' })
   timezone!: string;
 
   @ApiProperty({
@@ -32,7 +32,7 @@ export class MemberBody {
   })
   working_hours!: WorkingHours;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'D-32: items a day on the plate.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Items a day on the plate.' })
   plate_capacity!: number;
 }
 

@@ -28,7 +28,13 @@ export function ApiData(status: 200 | 201 | 202, model: Type | [Type], descripti
 }
 
 /** D-1 for a page of a list: `{ "data": [Model…], "meta": { "cursor" } }`; `meta.cursor` fetches the next page. */
-export function ApiPage(model: Type, description: string): MethodDecorator {
+export const ApiPage = (model: Type, description: string): MethodDecorator => pageResponse(model, description, true);
+
+/** D-1 for an object whose list pages: `{ "data": Model, "meta": { "cursor" } }`; `meta.cursor` fetches the rest. */
+export const ApiDataPage = (model: Type, description: string): MethodDecorator => pageResponse(model, description, false);
+
+function pageResponse(model: Type, description: string, isArray: boolean): MethodDecorator {
+  const ref = { $ref: getSchemaPath(model) };
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
@@ -39,7 +45,7 @@ export function ApiPage(model: Type, description: string): MethodDecorator {
         required: ['data', 'meta'],
         additionalProperties: false,
         properties: {
-          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          data: isArray ? { type: 'array', items: ref } : ref,
           meta: {
             type: 'object',
             required: ['cursor'],

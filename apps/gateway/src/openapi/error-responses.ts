@@ -7,9 +7,11 @@ import { SCHEMA_PREFIX } from './validation-schemas';
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   VALIDATION_FAILED: 'The request breaks a documented rule; `details` names every bad field.',
   INVALID_JSON: 'The body is not valid JSON (or is empty while Content-Type says JSON).',
-  PAYLOAD_TOO_LARGE: 'The request body is larger than the gateway accepts.',
+  PROTOTYPE_POISONING:
+    'The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.',
+  PAYLOAD_TOO_LARGE: 'The request body, or its headers, are larger than the gateway accepts.',
   UNAUTHENTICATED: 'The bearer credential is missing, malformed, unknown, revoked or expired.',
-  FORBIDDEN: 'The credential may not do this: a `report_only` token (D-9), or a role or member kind that is not allowed.',
+  FORBIDDEN: 'The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.',
   NOT_FOUND: 'No such resource for this member (an unknown route, or an id of another member or workspace).',
   SESSION_NOT_FOUND: 'The session does not exist for this member.',
   SESSION_STATE_CONFLICT: 'The session is not in a state that allows this; the message names its current state.',
@@ -18,8 +20,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ASSIGNEE_NOT_FOUND: "The assignee is not a member of the caller's workspace.",
   PLATE_DATE_IN_PAST: "The plate date is before the assignee's today.",
   PAYLOAD_CONTAINS_SECRET: 'An event payload holds something that looks like a secret; `details` names where.',
-  RATE_LIMITED: 'Too many requests in the rolling minute (D-5); retry after `Retry-After` seconds.',
-  UNSUPPORTED_MEDIA_TYPE: 'A request with a body must use Content-Type application/json.',
+  RATE_LIMITED: 'Too many requests in the rolling minute; retry after `Retry-After` seconds.',
+  UNSUPPORTED_MEDIA_TYPE:
+    'A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).',
   INTERNAL: 'An unexpected error; the message names the request id to report.',
   UNAVAILABLE: 'A dependency did not answer in time; safe to retry. `details` may name it.',
 };
@@ -42,7 +45,7 @@ export const ERROR_SCHEMAS: Record<string, SchemaObject> = {
   ErrorCode: {
     type: 'string',
     enum: Object.values(ErrorCode),
-    description: 'D-2: stable and machine-readable; clients branch on it, never on `message`.',
+    description: 'Stable and machine-readable; clients branch on it, never on `message`.',
   },
   ErrorDetail: {
     type: 'object',
@@ -68,7 +71,11 @@ const envelope = (codes: ErrorCode[]): SchemaObject => ({
       properties: {
         code: { allOf: [{ $ref: `${SCHEMA_PREFIX}ErrorCode` }], enum: codes },
         message: { type: 'string', description: 'For humans; may change.' },
-        details: { type: 'array', items: { $ref: `${SCHEMA_PREFIX}ErrorDetail` }, description: 'Validation failures (D-1).' },
+        details: {
+          type: 'array',
+          items: { $ref: `${SCHEMA_PREFIX}ErrorDetail` },
+          description: 'Validation failures, one per offending field.',
+        },
       },
     },
   },

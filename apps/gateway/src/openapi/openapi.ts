@@ -4,17 +4,23 @@ import {
   DocumentBuilder,
   SwaggerModule,
   type HeaderObject,
+  type MediaTypeObject,
   type OpenAPIObject,
   type OperationObject,
   type ParameterObject,
   type PathItemObject,
   type ReferenceObject,
   type SchemaObject,
+  type ServerObject,
 } from '@nestjs/swagger';
 import { ErrorCode } from '@worktrack/contracts';
+import { GatewayConfig } from '../gateway.config';
 import { ERROR_CODES_EXTENSION } from './api-responses';
 import { ERROR_SCHEMAS, errorResponses } from './error-responses';
+import { exampleOf as exampleFrom, MissingExampleError } from './examples';
 import { normalizeDocument } from './oas31';
+import { MCP_TAG, MCP_TAG_DESCRIPTION, mcpPath } from './mcp-path';
+import { OPERATOR_SCHEME, operatorPaths } from './operator-paths';
 import { mountReferenceUi } from './reference-ui';
 import { SCHEMA_PREFIX, validationSchemas } from './validation-schemas';
 
@@ -28,29 +34,35 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** Descriptions of the operation tags: one per controller, named after it by @nestjs/swagger. */
 const TAGS: Record<string, string> = {
-  Me: 'D-13: the member the credential acts as.',
-  Tokens: "D-10: the caller's own API tokens (first-party surface).",
-  Agents: 'D-12: agent identities, each registered with its token.',
-  Activity: 'Activity events: ingestion (D-15 … D-20) and the timeline (D-21).',
-  Sessions: 'Work sessions (D-22 … D-30).',
-  Plate: "Items on a teammate's daily plate (D-32 … D-35).",
+  Me: 'The member the credential acts as, and changes to its own profile.',
+  Members: "Owners and admins manage their workspace's members: daily plate capacity, role, deactivation.",
+  Tokens: "The caller's own API tokens (first-party surface).",
+  Agents: 'Agent identities, each registered with its token.',
+  Activity: 'Activity events: ingestion and the timeline.',
+  Sessions: 'Work sessions: start, pause, resume, close and list.',
+  Plate: "Items on a teammate's daily plate.",
   Connectors:
-    'Built-in connectors (D-36): GitHub and Slack webhooks and ICS calendar feeds, written as a member through the same ingestion path. ' +
-    'Providers deliver to `POST /hooks/github/{connector_id}` and `POST /hooks/slack/{connector_id}` on the gateway, outside `/v1`, authenticated by their signatures.',
+    'Built-in connectors: GitHub and Slack webhooks and ICS calendar feeds, written as a member through the same ingestion path. ' +
+    'Providers deliver to `POST /hooks/github/{connector_id}` and `POST /hooks/slack/{connector_id}` (under the Webhooks tag), outside `/v1`, authenticated by their signatures.',
+  Webhooks:
+    'Where GitHub and Slack deliver to a connector: outside `/v1`, authenticated by the provider signature instead of a bearer credential.',
+  [MCP_TAG]: MCP_TAG_DESCRIPTION,
+  Operations:
+    'Probes, metrics and status for operators, outside `/v1`. The probes are public; `/metrics` and `/status` need the operator token when one is configured.',
 };
 
 const DESCRIPTION = [
   'The work-tracking API for humans and AI agents.',
-  'Every path is relative to the version prefix `/v1`. Requests with a body use `Content-Type: application/json`; unknown fields are rejected (D-3).',
-  'Success bodies are `{ "data": … }` (D-1). Errors are `{ "error": { "code", "message", "details"? } }`: clients branch on `code` (D-2), listed with each response.',
-  'Every response carries `X-Request-Id` (D-4). Each member may make 600 requests per rolling minute; responses to authenticated requests carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a 429 `Retry-After` (D-5).',
+  'Every path is relative to the version prefix `/v1`. Requests with a body use `Content-Type: application/json`; unknown fields are rejected.',
+  'Success bodies are `{ "data": … }`. Errors are `{ "error": { "code", "message", "details"? } }`: clients branch on `code`, listed with each response.',
+  'Every response carries `X-Request-Id`. Each member may make 600 requests per rolling minute; responses to authenticated requests carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a 429 `Retry-After`.',
 ].join('\n\n');
 
 const REQUEST_ID_PARAMETER: ParameterObject = {
   name: 'X-Request-Id',
   in: 'header',
   required: false,
-  description: 'D-4: echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used.',
+  description: 'Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used.',
   schema: { type: 'string', pattern: '^[A-Za-z0-9._:@/+=-]{1,128}$' },
 };
 
@@ -70,27 +82,38 @@ const integerHeader = (description: string, required: boolean): HeaderObject => 
  */
 function headersFor(status: number): Record<string, HeaderObject> {
   const headers: Record<string, HeaderObject> = {
-    'X-Request-Id': { description: "D-4: the client's request id, or a new UUID.", required: true, schema: { type: 'string' } },
+    'X-Request-Id': { description: "The client's request id, or a new UUID.", required: true, schema: { type: 'string' } },
   };
   const always = status < 300 || [404, 409, 429].includes(status);
   if (always || [400, 403, 500, 503].includes(status)) {
-    headers['RateLimit-Limit'] = integerHeader('D-5: requests allowed per member in the rolling minute.', always);
-    headers['RateLimit-Remaining'] = integerHeader('D-5: requests the member may still make now.', always);
-    headers['RateLimit-Reset'] = integerHeader('D-5: seconds until the window allows another request.', always);
+    headers['RateLimit-Limit'] = integerHeader('Requests allowed per member in the rolling minute.', always);
+    headers['RateLimit-Remaining'] = integerHeader('Requests the member may still make now.', always);
+    headers['RateLimit-Reset'] = integerHeader('Seconds until the window allows another request.', always);
   }
-  if (status === 429) headers['Retry-After'] = integerHeader('D-5: seconds to wait before retrying.', true);
+  if (status === 429) headers['Retry-After'] = integerHeader('Seconds to wait before retrying.', true);
+  if (status === 503) headers['Retry-After'] = integerHeader('Seconds to wait before retrying.', true);
   return headers;
 }
 
 /** The codes every authenticated operation can answer with, and those of a body or of parameters. */
-const ALWAYS: ErrorCode[] = [ErrorCode.UNAUTHENTICATED, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE];
+const ALWAYS: ErrorCode[] = [
+  ErrorCode.UNAUTHENTICATED,
+  ErrorCode.RATE_LIMITED,
+  ErrorCode.INTERNAL,
+  ErrorCode.UNAVAILABLE,
+  // Issue 14: the query string of every request is checked (NUL, lone surrogates, prototype keys), and so is the size of its headers.
+  ErrorCode.VALIDATION_FAILED,
+  ErrorCode.PROTOTYPE_POISONING,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+];
 const WITH_BODY: ErrorCode[] = [
   ErrorCode.VALIDATION_FAILED,
   ErrorCode.INVALID_JSON,
+  ErrorCode.PROTOTYPE_POISONING,
   ErrorCode.PAYLOAD_TOO_LARGE,
   ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 ];
-const WITH_PARAMETERS: ErrorCode[] = [ErrorCode.VALIDATION_FAILED];
+const WITH_PARAMETERS: ErrorCode[] = [ErrorCode.VALIDATION_FAILED, ErrorCode.PROTOTYPE_POISONING];
 
 const isParameter = (p: ParameterObject | ReferenceObject): p is ParameterObject => 'in' in p;
 
@@ -103,6 +126,8 @@ function completeOperation(operation: OperationObject, where: string): void {
   const codes = [...ALWAYS, ...declared];
   if (operation.requestBody) codes.push(...WITH_BODY);
   if ((operation.parameters ?? []).some((p) => isParameter(p) && (p.in === 'path' || p.in === 'query'))) codes.push(...WITH_PARAMETERS);
+  // A path parameter longer than any id the API issues matches no route.
+  if ((operation.parameters ?? []).some((p) => isParameter(p) && p.in === 'path')) codes.push(ErrorCode.NOT_FOUND);
 
   for (const [status, response] of Object.entries(operation.responses)) {
     if (Number(status) >= 400) throw new Error(`${where}: document error responses with @ApiErrors(...codes), not @ApiResponse(${status})`);
@@ -110,6 +135,35 @@ function completeOperation(operation: OperationObject, where: string): void {
   }
   Object.assign(operation.responses, errorResponses(codes, headersFor));
   operation.security = [{ [BEARER_SCHEME]: [] }];
+  operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
+}
+
+/**
+ * Provider webhooks (outside the prefix): the provider's signature is the
+ * credential, so no bearer; a per-address limit instead of the member's.
+ */
+const HOOK_CODES: ErrorCode[] = [
+  ErrorCode.VALIDATION_FAILED,
+  ErrorCode.INVALID_JSON,
+  ErrorCode.PROTOTYPE_POISONING,
+  ErrorCode.INTERNAL,
+  ErrorCode.UNAVAILABLE,
+];
+
+const hookHeadersFor = (status: number): Record<string, HeaderObject> => {
+  const { 'X-Request-Id': requestId, 'Retry-After': retryAfter } = headersFor(status);
+  return { 'X-Request-Id': requestId, ...(retryAfter ? { 'Retry-After': retryAfter } : {}) };
+};
+
+function completeHookOperation(operation: OperationObject): void {
+  const extensions = operation as OperationObject & Record<string, unknown>;
+  const declared = (extensions[ERROR_CODES_EXTENSION] as ErrorCode[] | undefined) ?? [];
+  delete extensions[ERROR_CODES_EXTENSION];
+  for (const response of Object.values(operation.responses)) {
+    if (response && !('$ref' in response)) response.headers = { ...hookHeadersFor(200), ...response.headers };
+  }
+  Object.assign(operation.responses, errorResponses([...declared, ...HOOK_CODES], hookHeadersFor));
+  operation.security = [];
   operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
 }
 
@@ -134,20 +188,32 @@ function schemaRefsIn(node: unknown, found = new Set<string>()): Set<string> {
  * `/<prefix>` server, every operation authenticated, the error envelope,
  * the request schemas derived from validation rules, in OpenAPI 3.1 form.
  */
-function publish(scanned: OpenAPIObject, prefix: string): OpenAPIObject {
+function publish(scanned: OpenAPIObject, prefix: string, origin: ServerObject[]): OpenAPIObject {
   const root = `/${prefix}`;
   const paths: Record<string, PathItemObject> = {};
   const tags = new Set<string>();
   for (const [path, item] of Object.entries(scanned.paths)) {
-    if (!path.startsWith(`${root}/`)) continue;
+    const hook = path.startsWith('/hooks/');
+    if (!path.startsWith(`${root}/`) && !hook) continue;
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      completeOperation(operation, `${method.toUpperCase()} ${path}`);
+      if (hook) {
+        completeHookOperation(operation);
+        operation.tags = ['Webhooks'];
+      } else completeOperation(operation, `${method.toUpperCase()} ${path}`);
       (operation.tags ?? []).forEach((tag) => tags.add(tag));
     }
-    paths[path.slice(root.length)] = item;
+    // Outside the prefix: the path is relative to the origin, not to the `/<prefix>` servers.
+    if (hook) paths[path] = { servers: origin, ...item };
+    else paths[path.slice(root.length)] = item;
   }
+  // The operator routes, relative to the origin too; the headers of a route without the member's rate limit.
+  Object.assign(paths, operatorPaths(origin, hookHeadersFor));
+  tags.add('Operations');
+  // The MCP server, relative to the origin as well, behind the API's credential and rate limit.
+  Object.assign(paths, mcpPath(origin, BEARER_SCHEME, headersFor));
+  tags.add(MCP_TAG);
 
   const schemas: Record<string, SchemaObject | ReferenceObject> = { ...scanned.components?.schemas };
   for (const [name, schema] of Object.entries({ ...ERROR_SCHEMAS, ...validationSchemas(schemaRefsIn([paths, schemas])) })) {
@@ -169,6 +235,7 @@ function publish(scanned: OpenAPIObject, prefix: string): OpenAPIObject {
   if (missing.length > 0) throw new Error(`schemas referenced but not documented: ${missing.join(', ')}`);
 
   const { openapi, info, servers } = scanned;
+  // The relative entries let the reference page call the server it is served from.
   const document: OpenAPIObject = {
     openapi,
     info: { title: info.title, description: info.description, version: info.version },
@@ -176,30 +243,121 @@ function publish(scanned: OpenAPIObject, prefix: string): OpenAPIObject {
     tags: [...tags].sort().map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) })),
     paths,
     components: {
-      securitySchemes: scanned.components?.securitySchemes,
+      securitySchemes: {
+        ...scanned.components?.securitySchemes,
+        [OPERATOR_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`Authorization: Bearer <OPERATOR_TOKEN>`, the operator credential of the deployment (when it has one).',
+        },
+      },
       schemas: Object.fromEntries([...used].sort((a, b) => a.localeCompare(b)).map((name) => [name, schemas[name]])),
       parameters: { RequestId: REQUEST_ID_PARAMETER },
     },
   };
   normalizeDocument(document);
+  rejectUntypedNumbers(document.components?.schemas ?? {});
+  addExamples(document);
   return document;
+}
+
+/**
+ * Every number of this API is a whole number: a schema of type `number`
+ * is a property whose `@ApiProperty` forgot `type: 'integer'` (TypeScript's
+ * `number` reaches the scanner as `Number`).
+ */
+function rejectUntypedNumbers(node: unknown, where = 'components.schemas'): void {
+  if (Array.isArray(node)) return node.forEach((item, i) => rejectUntypedNumbers(item, `${where}[${i}]`));
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  const type = schema.type;
+  if (type === 'number' || (Array.isArray(type) && type.includes('number'))) {
+    throw new Error(`${where}: type number; declare @ApiProperty({ type: 'integer' }) (or a format for a real number)`);
+  }
+  for (const [key, value] of Object.entries(schema))
+    if (key !== 'examples' && key !== 'example') rejectUntypedNumbers(value, `${where}.${key}`);
+}
+
+type Content = Record<string, MediaTypeObject>;
+
+/**
+ * A realistic example on every request body, success response and path
+ * parameter, derived from the schemas (./examples.ts); a body that is one of
+ * several schemas gets one named example per schema.
+ */
+function addExamples(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  const resolve = (ref: string): unknown => schemas[ref.slice(SCHEMA_PREFIX.length)];
+  const missing = new Set<string>();
+  const exampleOf = (schema: unknown, where: string): unknown => {
+    try {
+      return exampleFrom(schema, where, resolve);
+    } catch (err) {
+      if (!(err instanceof MissingExampleError)) throw err;
+      missing.add(err.message);
+      return undefined;
+    }
+  };
+  const exampleIn = (content: Content | undefined, where: string): void => {
+    for (const media of Object.values(content ?? {})) {
+      if (!media.schema || media.example !== undefined || media.examples !== undefined) continue;
+      const options = 'oneOf' in media.schema ? (media.schema.oneOf ?? []) : [];
+      if (options.length > 1 && options.every((o) => '$ref' in o)) {
+        media.examples = Object.fromEntries(
+          options.map((option) => {
+            const name = option.$ref.slice(SCHEMA_PREFIX.length);
+            const { title } = schemas[name] as SchemaObject;
+            return [name, { summary: title ?? name, value: exampleOf(option, `${where} ${name}`) }];
+          }),
+        );
+      } else media.example = exampleOf(media.schema, where);
+    }
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const body = operation.requestBody;
+      if (body && !('$ref' in body)) exampleIn(body.content, `${where} body`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 300 && response && !('$ref' in response)) exampleIn(response.content, `${where} ${status}`);
+      }
+      for (const parameter of operation.parameters ?? []) {
+        if (isParameter(parameter) && parameter.in === 'path' && parameter.schema && parameter.example === undefined) {
+          parameter.example = exampleOf(parameter.schema, `${where} ${parameter.name}`);
+        }
+      }
+    }
+  }
+  if (missing.size > 0) throw new Error(`examples missing:\n${[...missing].join('\n')}`);
 }
 
 /** D-6: the OpenAPI 3.1 document of the API routes the app serves under `/<prefix>`. */
 export function buildOpenApiDocument(app: INestApplication, prefix: string): OpenAPIObject {
+  const publicUrl = new URL(app.get(GatewayConfig).PUBLIC_URL);
+  const variables = {
+    scheme: { enum: ['https', 'http'], default: publicUrl.protocol.slice(0, -1), description: 'How the deployment is reached.' },
+    host: { default: publicUrl.host, description: 'The host name (and port) of the deployment.' },
+  };
+  const origin: ServerObject[] = [
+    { url: '{scheme}://{host}', description: 'The deployment.', variables },
+    { url: '/', description: 'The server this document is served from.' },
+  ];
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('worktrack API')
     .setDescription(DESCRIPTION)
     .setVersion('1.0')
-    .addServer(`/${prefix}`, 'The API version prefix: every path below is relative to it.')
+    .addServer(`{scheme}://{host}/${prefix}`, 'The deployment, with the API version prefix: every path below is relative to it.', variables)
+    .addServer(`/${prefix}`, 'The server this document is served from, with the API version prefix.')
     .addBearerAuth(
       {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'wt_<token_id>_<secret> API token, or a session JWT',
         description:
-          '`Authorization: Bearer <credential>`: an API token `wt_<8 base32>_<43 base62>` (D-8, scopes `full` and `report_only`, D-9) or a session JWT (D-11).',
+          '`Authorization: Bearer <credential>`: an API token `wt_<8 base32>_<43 base62>` (scope `full` or `report_only`) or a session JWT of the first-party app.',
       },
       BEARER_SCHEME,
     )
@@ -208,7 +366,7 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string): Ope
     operationIdFactory: (controllerKey: string, methodKey: string) =>
       `${controllerKey.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase())}.${methodKey}`,
   });
-  return publish(scanned, prefix);
+  return publish(scanned, prefix, origin);
 }
 
 /**

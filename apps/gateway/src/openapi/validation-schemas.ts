@@ -2,7 +2,9 @@ import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiQuery, type SchemaObject } from '@nestjs/swagger';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
 import { createRequire } from 'node:module';
+import { CALENDAR_DATE_PATTERN, RFC3339_PATTERN } from '@worktrack/contracts';
 
 /**
  * Request schemas come from the class-validator rules the validation pipe
@@ -22,7 +24,27 @@ const { defaultMetadataStorage } = createRequire(__filename)('class-transformer/
   defaultMetadataStorage: TransformerMetadataStorage;
 };
 
-const options = { refPointerPrefix: SCHEMA_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+/** The shared rules of `@worktrack/contracts` (issue 14), as JSON Schema. */
+const additionalConverters: ISchemaConverters = {
+  maxCodePoints: (meta) => ({ type: 'string', maxLength: meta.constraints?.[0] as number }),
+  isDateTime: { type: 'string', format: 'date-time', pattern: RFC3339_PATTERN.source },
+  isCalendarDate: { type: 'string', format: 'date', pattern: CALENDAR_DATE_PATTERN.source },
+  // An object checked only for being one is opaque: any properties (a generated client types it as a record).
+  isObject: { type: 'object', additionalProperties: true },
+};
+
+const options = { refPointerPrefix: SCHEMA_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage, additionalConverters };
+
+/**
+ * Examples of the contract classes the document shows (the contracts carry
+ * validation rules, not documentation), by schema name.
+ */
+const INTERVAL = (start: string, end: string): { start: string; end: string } => ({ start, end });
+const WEEKDAY = [INTERVAL('09:00', '12:30'), INTERVAL('13:30', '17:30')];
+const CONTRACT_EXAMPLES: Record<string, unknown> = {
+  WorkingInterval: INTERVAL('09:00', '17:30'),
+  WorkingHours: { mon: WEEKDAY, tue: WEEKDAY, wed: WEEKDAY, thu: WEEKDAY, fri: [INTERVAL('09:00', '15:00')], sat: [], sun: [] },
+};
 
 /** Classes whose validation rules become component schemas, by schema name. */
 const documented = new Map<string, Type>();
@@ -97,6 +119,18 @@ export function validationSchemas(names: Iterable<string>): Record<string, Schem
 }
 
 /**
+ * An optional body field, which may also be null. With a default, the
+ * default goes on the non-null alternative: client generators (openapi-typescript)
+ * read a default at the top of a component's property as "always present" and
+ * would make clients send it.
+ */
+function nullableOptional(property: SchemaObject): SchemaObject {
+  if (!('default' in property)) return { ...property, nullable: true };
+  const { description, ...value } = property;
+  return { ...(description ? { description } : {}), anyOf: [value, { type: 'null' }] };
+}
+
+/**
  * In a JSON body, a property that `@IsOptional()` lets be left out may also
  * be null (class-validator skips both); in a path or query it is a string.
  */
@@ -106,8 +140,9 @@ function schemaOf(type: Type, { nullableOptionals }: { nullableOptionals: boolea
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, property]) => [
       name,
-      required.has(name) || !nullableOptionals ? property : { ...(property as SchemaObject), nullable: true },
+      required.has(name) || !nullableOptionals ? property : nullableOptional(property as SchemaObject),
     ]),
   );
-  return { ...schema, type: 'object', properties, additionalProperties: false };
+  const example = CONTRACT_EXAMPLES[type.name];
+  return { ...schema, type: 'object', properties, additionalProperties: false, ...(example ? { examples: [example] } : {}) };
 }

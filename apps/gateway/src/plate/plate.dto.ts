@@ -1,36 +1,38 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Equals, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { Equals, IsOptional, IsString, IsUUID, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { PageQueryDto } from '../pagination/page-query.dto';
 import { UUID_PATTERN } from '../openapi/validation-schemas';
 import {
-  CALENDAR_DATE_PATTERN,
+  IsCalendarDate,
   MAX_PLATE_TITLE_LENGTH,
   type PlateAssignmentV1,
   type PlateDayV1,
   type PlateItemV1,
+  MaxCodePoints,
 } from '@worktrack/contracts';
 
 export class AssignPlateDto {
-  @JSONSchema({ description: 'A member of your workspace (D-35).' })
+  @JSONSchema({ description: 'A member of your workspace.' })
   @IsUUID()
   assignee_id!: string;
 
-  @JSONSchema({ description: 'What to do.' })
+  @JSONSchema({ description: 'What to do.', examples: ['Review the release notes'] })
   @IsString()
   @MinLength(1)
-  @MaxLength(MAX_PLATE_TITLE_LENGTH)
+  @MaxCodePoints(MAX_PLATE_TITLE_LENGTH)
   title!: string;
 
-  @JSONSchema({ description: "Default: the assignee's today in the assignee's timezone (D-33); earlier dates are PLATE_DATE_IN_PAST." })
+  @JSONSchema({ description: "Default: the assignee's today in the assignee's timezone; earlier dates are PLATE_DATE_IN_PAST." })
   @IsOptional()
-  @Matches(CALENDAR_DATE_PATTERN, { message: 'plate_date must be a date YYYY-MM-DD' })
+  @IsCalendarDate()
   plate_date?: string | null;
 }
 
-export class PlateQueryDto {
+export class PlateQueryDto extends PageQueryDto {
   @JSONSchema({ description: 'Default: your today in your timezone.' })
   @IsOptional()
-  @Matches(CALENDAR_DATE_PATTERN, { message: 'date must be a date YYYY-MM-DD' })
+  @IsCalendarDate()
   date?: string;
 }
 
@@ -41,7 +43,7 @@ export class PlateItemParam {
 }
 
 export class CompletePlateItemDto {
-  @JSONSchema({ description: 'Only `true`: a done item stops counting towards the day (D-32).' })
+  @JSONSchema({ description: 'Only `true`: a done item stops counting towards the day.' })
   @Equals(true, { message: 'done must be true' })
   done!: true;
 }
@@ -51,17 +53,18 @@ export class PlateAssignmentBody {
   @ApiProperty({ format: 'uuid' }) plate_item_id!: string;
   @ApiProperty({ format: 'uuid' }) assignee_id!: string;
   @ApiProperty({ format: 'date', description: 'Where the item landed.' }) plate_date!: string;
-  @ApiProperty({ description: 'True when the item landed on another day than the requested (or default) one (D-33).' })
+  @ApiProperty({ description: 'True when the item landed on another day than the requested (or default) one.' })
   overflowed!: boolean;
-  @ApiProperty({ description: 'Items on that day that are not done, this one included (D-32).' }) active_count!: number;
-  @ApiProperty({ description: "The assignee's daily capacity." }) capacity!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Items on that day that are not done, this one included.' })
+  active_count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: "The assignee's daily capacity." }) capacity!: number;
 }
 
 export class PlateItemBody {
   @ApiProperty({ format: 'uuid' }) plate_item_id!: string;
   @ApiProperty({ format: 'uuid' }) assignee_id!: string;
   @ApiProperty({ format: 'uuid', description: 'Who put the item on the plate.' }) assigned_by!: string;
-  @ApiProperty({ maxLength: MAX_PLATE_TITLE_LENGTH }) title!: string;
+  @ApiProperty({ maxLength: MAX_PLATE_TITLE_LENGTH, example: 'Review the release notes' }) title!: string;
   @ApiProperty({ format: 'date' }) plate_date!: string;
   @ApiProperty() done!: boolean;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) done_at!: string | null;
@@ -70,8 +73,8 @@ export class PlateItemBody {
 
 export class PlateDayBody {
   @ApiProperty({ format: 'date' }) date!: string;
-  @ApiProperty() capacity!: number;
-  @ApiProperty() active_count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) capacity!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) active_count!: number;
   @ApiProperty({ type: [PlateItemBody] }) items!: PlateItemBody[];
 }
 

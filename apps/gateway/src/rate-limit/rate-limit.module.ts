@@ -7,7 +7,9 @@ import { RateLimiter, RateLimitOptions, rateLimitOptions } from './rate-limiter'
  * `RateLimitGuard` that applies it. Options are validated here (fail fast
  * at boot). Needs the platform's Metrics and LOGGER (PlatformModule).
  * The app registers the guard globally, after its auth guard:
- * `{ provide: APP_GUARD, useExisting: RateLimitGuard }`.
+ * `{ provide: APP_GUARD, useExisting: RateLimitGuard }`; the per-address
+ * limit on unauthenticated failures is a Fastify hook
+ * (`registerUnauthenticatedLimit`, issue 14) registered at configuration.
  */
 @Module({})
 export class RateLimitModule {

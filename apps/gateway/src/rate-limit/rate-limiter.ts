@@ -27,6 +27,22 @@ export class RateLimitOptions {
   @Max(86_400_000)
   windowMs = 60_000;
 
+  /**
+   * Unauthenticated failures (401s, unknown hooks) one client address may
+   * cause in any rolling window before its requests are refused with 429
+   * without being looked at (issue 14).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  unauthenticatedLimit = 60;
+
+  /** Reverse proxies in front of the gateway that append to X-Forwarded-For (0: the socket peer is the client). */
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  trustedProxyHops = 0;
+
   /** Prepended to every Redis key (a deployment or test-run prefix). */
   @Matches(/^[a-zA-Z0-9._:-]*$/, { message: 'may only hold letters, digits, dot, colon, underscore and hyphen' })
   keyPrefix = '';
@@ -139,9 +155,53 @@ if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { allowed, count, reset }
 `;
 
+/**
+ * The unauthenticated limit's check (issue 14): how many failures the
+ * address has in the window, without adding one.
+ *
+ *   KEYS[1]  the address' failure log     ARGV[1]  window (ms)
+ *
+ * Returns { failures in the window, ms until the oldest leaves it (0 if none) }.
+ */
+const FAILURES_PEEK_LUA = `
+local window = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = 0
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return { count, reset }
+`;
+
+/**
+ * Records one failure for an address; the log never holds more than
+ * ARGV[3] entries (the limit), so a flood cannot grow it.
+ *
+ *   KEYS[1]  the address' failure log
+ *   ARGV[1]  window (ms)   ARGV[2]  a unique id   ARGV[3]  cap
+ */
+const FAILURES_RECORD_LUA = `
+local window = tonumber(ARGV[1])
+local cap = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+local size = redis.call('ZCARD', KEYS[1])
+if size > cap then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, size - cap - 1) end
+redis.call('PEXPIRE', KEYS[1], window)
+return size
+`;
+
+/** After Redis failed to answer, the unauthenticated limit passes without asking for this long. */
+const ADDRESS_SKIP_AFTER_FAILURE_MS = 1_000;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     worktrackRateLimit(key: string, limit: number, windowMs: number, requestId: string): Result<[number, number, number], Context>;
+    worktrackFailuresPeek(key: string, windowMs: number): Result<[number, number], Context>;
+    worktrackFailuresRecord(key: string, windowMs: number, id: string, cap: number): Result<number, Context>;
   }
 }
 
@@ -181,6 +241,10 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly redis: Redis;
   private readonly failOpenTotal: Counter;
   private readonly limitedTotal: Counter;
+  private readonly addressLimitedTotal: Counter;
+  private readonly addressUncheckedTotal: Counter;
+  /** When Redis last failed to answer (any call): the address limit then passes without asking for a moment. */
+  private lastFailureAt = Number.NEGATIVE_INFINITY;
   private readonly failOpenLog: LogGate;
   private readonly connectionLog: LogGate;
   /** Unique request ids without a random draw per request. */
@@ -209,6 +273,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       retryStrategy: (times: number) => Math.min(times * 100, 2_000),
     });
     this.redis.defineCommand('worktrackRateLimit', { numberOfKeys: 1, lua: SLIDING_LOG_LUA });
+    this.redis.defineCommand('worktrackFailuresPeek', { numberOfKeys: 1, lua: FAILURES_PEEK_LUA });
+    this.redis.defineCommand('worktrackFailuresRecord', { numberOfKeys: 1, lua: FAILURES_RECORD_LUA });
     this.redis.on('error', (err: Error) => {
       if (this.connectionLog.allow()) this.logger.warn({ err: { message: err.message } }, 'rate limiter: Redis connection error');
     });
@@ -219,6 +285,17 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       ['reason'],
     );
     this.limitedTotal = counter(metrics, 'worktrack_rate_limited_total', 'Requests refused with 429 RATE_LIMITED (D-5).');
+    this.addressLimitedTotal = counter(
+      metrics,
+      'worktrack_unauthenticated_limited_total',
+      'Requests refused with 429 RATE_LIMITED because their client address had too many unauthenticated failures.',
+    );
+    this.addressUncheckedTotal = counter(
+      metrics,
+      'worktrack_unauthenticated_limit_unchecked_total',
+      'Address checks or failure records skipped because Redis did not answer (fail open), by reason (timeout, unavailable, error, skipped).',
+      ['reason'],
+    );
     this.failOpenLog = new LogGate(options.logIntervalMs);
     this.connectionLog = new LogGate(options.logIntervalMs);
   }
@@ -275,7 +352,52 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /**
+   * The unauthenticated limit (issue 14): whether `address` may make another
+   * request, judged by the failures recorded for it in the window. Reads
+   * only; fails open like `consume`.
+   */
+  async checkAddress(address: string, limit: number): Promise<RateLimitDecision> {
+    const { windowMs, timeoutMs } = this.options;
+    const unchecked: RateLimitDecision = { allowed: true, limit, remaining: limit, resetSeconds: 0, counted: false };
+    // Right after Redis failed, pass at once: a request waits for Redis at most once (the member limit keeps probing).
+    if (Date.now() - this.lastFailureAt < ADDRESS_SKIP_AFTER_FAILURE_MS) {
+      this.addressUncheckedTotal.inc({ reason: 'skipped' });
+      return unchecked;
+    }
+    let count: number;
+    let resetMs: number;
+    try {
+      [count, resetMs] = await this.bounded(this.redis.worktrackFailuresPeek(this.addressKey(address), windowMs), timeoutMs);
+    } catch (err) {
+      this.lastFailureAt = Date.now();
+      this.addressUncheckedTotal.inc({ reason: reasonOf(err) });
+      return unchecked;
+    }
+    const allowed = count < limit;
+    if (!allowed) this.addressLimitedTotal.inc();
+    return { allowed, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.ceil(resetMs / 1000), counted: true };
+  }
+
+  /** Counts one unauthenticated failure (401, or an unknown hook) against `address`. Never throws. */
+  async recordAddressFailure(address: string, limit: number): Promise<void> {
+    const { windowMs, timeoutMs } = this.options;
+    const id = `${this.idPrefix}:${(this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
+    if (Date.now() - this.lastFailureAt < ADDRESS_SKIP_AFTER_FAILURE_MS) return;
+    try {
+      await this.bounded(this.redis.worktrackFailuresRecord(this.addressKey(address), windowMs, id, limit), timeoutMs);
+    } catch (err) {
+      this.lastFailureAt = Date.now();
+      this.addressUncheckedTotal.inc({ reason: reasonOf(err) });
+    }
+  }
+
+  private addressKey(address: string): string {
+    return `${this.options.keyPrefix}unauth:{${address}}`;
+  }
+
   private failOpen(err: unknown): void {
+    this.lastFailureAt = Date.now();
     const reason = reasonOf(err);
     this.failOpenTotal.inc({ reason });
     this.uncounted += 1;

@@ -1,9 +1,9 @@
-import { Module } from '@nestjs/common';
-import { CommandClientHost } from './command-client.host';
+import { CommandClientModule } from '@worktrack/platform';
+import { GatewayConfig } from '../gateway.config';
 
-/** The gateway's one CommandClient (request/reply over Kafka, ADR 0002). */
-@Module({
-  providers: [CommandClientHost],
-  exports: [CommandClientHost],
-})
-export class RpcModule {}
+/** The gateway's CommandClient (request/reply over Kafka, ADR 0002): replies on `gateway.replies`, REQUEST_TIMEOUT_MS per request. */
+export const RpcModule = CommandClientModule.register({
+  config: GatewayConfig,
+  timeoutMs: (config) => config.REQUEST_TIMEOUT_MS,
+  replies: 'gatewayReplies',
+});

@@ -10,14 +10,13 @@ import {
   StartSession,
   startTimesIssues,
 } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
+import { CommandClient, DomainError } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery, validatedSchemaRef } from '../openapi/validation-schemas';
-import { CommandClientHost } from '../rpc/command-client.host';
 import {
   CloseSessionDto,
   ListSessionsQueryDto,
@@ -52,7 +51,7 @@ function rejectFields(body: unknown): void {
  */
 @Controller('sessions')
 export class SessionsController {
-  constructor(private readonly commands: CommandClientHost) {}
+  constructor(private readonly commands: CommandClient) {}
 
   @Post()
   @HttpCode(201)
@@ -60,8 +59,8 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Start or record a session',
     description:
-      '`timer` starts a live session now and closes the previous live one at the new `started_at` (D-23). `manual` records a finished block, stored closed; it never closes a live session and may overlap others (D-24). ' +
-      'With `idempotency_key`, a retry with the same body answers 201 with the session as it is now (D-28).',
+      '`timer` starts a live session now and closes the previous live one at the new `started_at`. `manual` records a finished block, stored closed; it never closes a live session and may overlap others. ' +
+      'With `idempotency_key`, a retry with the same body answers 201 with the session as it is now.',
   })
   @ApiValidatedBody(StartSessionDto)
   @ApiData(201, SessionBody, 'The session (for a repeated idempotency key: the one it created, as it is now).')
@@ -70,7 +69,7 @@ export class SessionsController {
     const requestedAt = new Date();
     const issues = startTimesIssues({ source: body.source, startedAt: body.started_at, endedAt: body.ended_at }, requestedAt.getTime());
     if (issues.length > 0) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', issues);
-    const session = await this.commands.client.send(
+    const session = await this.commands.send(
       StartSession,
       {
         actor: actorOf(principal),
@@ -93,7 +92,7 @@ export class SessionsController {
   @Post(':session_id/pause')
   @HttpCode(200)
   @Access('report')
-  @ApiOperation({ summary: 'Pause a session', description: 'Only an active session can be paused (else 409, D-27).' })
+  @ApiOperation({ summary: 'Pause a session', description: 'Only an active session can be paused (else 409).' })
   @ApiValidatedParams(SessionIdParam)
   @ApiBody({ required: false, schema: validatedSchemaRef(PauseSessionDto) })
   @ApiData(200, SessionBody, 'The session, paused.')
@@ -103,7 +102,7 @@ export class SessionsController {
     @Param() params: SessionIdParam,
     @Body() body: PauseSessionDto,
   ): Promise<{ data: SessionBody }> {
-    const session = await this.commands.client.send(
+    const session = await this.commands.send(
       PauseSession,
       { actor: actorOf(principal), sessionId: params.session_id, ...(given(body.pause_reason) ? { pauseReason: body.pause_reason } : {}) },
       { key: principal.memberId },
@@ -114,7 +113,7 @@ export class SessionsController {
   @Post(':session_id/resume')
   @HttpCode(200)
   @Access('report')
-  @ApiOperation({ summary: 'Resume a session', description: 'Only a paused session can be resumed (else 409, D-27). No body.' })
+  @ApiOperation({ summary: 'Resume a session', description: 'Only a paused session can be resumed (else 409). No body.' })
   @ApiValidatedParams(SessionIdParam)
   @ApiData(200, SessionBody, 'The session, active again.')
   @ApiErrors(ErrorCode.SESSION_NOT_FOUND, ErrorCode.SESSION_STATE_CONFLICT)
@@ -124,7 +123,7 @@ export class SessionsController {
     @Body() body: unknown,
   ): Promise<{ data: SessionBody }> {
     rejectFields(body);
-    const session = await this.commands.client.send(
+    const session = await this.commands.send(
       ResumeSession,
       { actor: actorOf(principal), sessionId: params.session_id },
       { key: principal.memberId },
@@ -138,7 +137,7 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Close a session',
     description:
-      'Active and paused sessions can be closed; a closed one is answered unchanged (idempotent). `closed_at` back-dates the close by up to 24 hours and is capped at the maximum session duration (D-26).',
+      'Active and paused sessions can be closed; a closed one is answered unchanged (idempotent). `closed_at` back-dates the close by up to 24 hours and is capped at the maximum session duration.',
   })
   @ApiValidatedParams(SessionIdParam)
   @ApiBody({ required: false, schema: validatedSchemaRef(CloseSessionDto) })
@@ -149,7 +148,7 @@ export class SessionsController {
     @Param() params: SessionIdParam,
     @Body() body: CloseSessionDto,
   ): Promise<{ data: SessionBody }> {
-    const session = await this.commands.client.send(
+    const session = await this.commands.send(
       CloseSession,
       {
         actor: actorOf(principal),
@@ -167,7 +166,7 @@ export class SessionsController {
   @ApiOperation({
     summary: 'List your sessions',
     description:
-      "Newest `started_at` first, ties by `session_id`; `from`/`to` are inclusive calendar dates in the member's profile time zone; pages never skip or repeat a session while sessions are added (D-29).",
+      "Newest `started_at` first, ties by `session_id`; `from`/`to` are inclusive calendar dates in the member's profile time zone; pages never skip or repeat a session while sessions are added.",
   })
   @ApiValidatedQuery(ListSessionsQueryDto)
   @ApiPage(SessionBody, 'A page of sessions; `meta.cursor` fetches the next one.')
@@ -176,7 +175,7 @@ export class SessionsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListSessionsQueryDto,
   ): Promise<{ data: SessionBody[]; meta: { cursor: string | null } }> {
-    const page = await this.commands.client.send(
+    const page = await this.commands.send(
       ListSessions,
       {
         actor: actorOf(principal),

@@ -1,10 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, isISO8601, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { UUID_PATTERN } from '../openapi/validation-schemas';
 import {
   CALENDAR_DATE_PATTERN,
+  IsCalendarDate as IsContractCalendarDate,
+  IsDateTime as IsContractDateTime,
   MAX_CLOSING_NOTE_LENGTH,
   RFC3339_PATTERN,
   MAX_ESTIMATED_DURATION_MIN,
@@ -19,47 +21,39 @@ import {
   type SessionState,
   type SessionV1,
   type WorkType,
+  MaxCodePoints,
 } from '@worktrack/contracts';
 
 /** A UUID in any version (what `@IsUUID()` accepts), for the document. */
 
 /**
- * A string matching `pattern` that is also a real calendar date (no 30
- * February), as the contracts' strict ISO 8601 check wants. Documented as
- * `format` and `pattern` with its description (class-validator-jsonschema
- * would make `@IsISO8601` a `oneOf` of date and date-time, and a nullable
- * property's custom rule a reference to `Object`).
+ * The shared date rules of the contracts (a real day and time, offsets
+ * within ±14:00, years kept to four digits: issue 14), documented as `format`
+ * and `pattern` with the property's description (a function replaces what
+ * the rules would give: class-validator-jsonschema would otherwise make a
+ * nullable property's custom rule a reference to `Object`).
  */
-function IsStrictIso(pattern: RegExp, format: 'date' | 'date-time', what: string, description: string): PropertyDecorator {
-  const validate = ValidateBy({
-    name: `isStrict${format === 'date' ? 'Date' : 'DateTime'}`,
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && pattern.test(value) && isISO8601(value, { strict: true }),
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be ${what}`,
-    },
-  });
-  // The whole property schema (a function replaces what the rules would give).
+function documented(rule: PropertyDecorator, pattern: RegExp, format: 'date' | 'date-time', description: string): PropertyDecorator {
   const document = JSONSchema(() => ({ type: 'string', format, pattern: pattern.source, description }));
   return (target, key) => {
-    validate(target, key);
+    rule(target, key);
     document(target, String(key));
   };
 }
 /** D-3: RFC 3339 with an offset. */
-const IsDateTime = (description: string): PropertyDecorator =>
-  IsStrictIso(RFC3339_PATTERN, 'date-time', 'an RFC 3339 date-time with an offset', description);
+const IsDateTime = (description: string): PropertyDecorator => documented(IsContractDateTime(), RFC3339_PATTERN, 'date-time', description);
 const IsCalendarDate = (description: string): PropertyDecorator =>
-  IsStrictIso(CALENDAR_DATE_PATTERN, 'date', 'a calendar date (YYYY-MM-DD)', description);
+  documented(IsContractCalendarDate(), CALENDAR_DATE_PATTERN, 'date', description);
 
 /** POST /sessions (spec "POST /sessions"). */
 export class StartSessionDto {
-  @JSONSchema({ description: 'What the member is working on.' })
+  @JSONSchema({ description: 'What the member is working on.', examples: ['Fix the flaky login test'] })
   @IsString()
-  @MaxLength(MAX_INTENT_TEXT_LENGTH)
+  @MaxCodePoints(MAX_INTENT_TEXT_LENGTH)
   intent_text!: string;
 
   @JSONSchema({
-    description: '`timer` starts a live session now and closes the previous live one (D-23); `manual` records a finished block (D-24).',
+    description: '`timer` starts a live session now and closes the previous live one; `manual` records a finished block.',
   })
   @IsIn(SESSION_SOURCES)
   source!: SessionSource;
@@ -84,46 +78,46 @@ export class StartSessionDto {
   estimated_duration_min?: number | null;
 
   @IsOptional()
-  @IsDateTime('Required when source is `manual` (RFC 3339 with an offset, D-3); not for `timer`.')
+  @IsDateTime('Required when source is `manual` (RFC 3339 with an offset); not for `timer`.')
   started_at?: string | null;
 
   @IsOptional()
   @IsDateTime(
-    'Required when source is `manual`: after started_at, at most 1 minute in the future, at most the maximum session duration (12 hours) after started_at (D-24).',
+    'Required when source is `manual`: after started_at, at most 1 minute in the future, at most the maximum session duration (12 hours) after started_at.',
   )
   ended_at?: string | null;
 
   @JSONSchema({
     description:
-      'D-28: scoped to the member and kept forever. A retry with the same key and body answers 201 with the session as it is now; another body is 409 IDEMPOTENCY_KEY_REUSED.',
+      'Scoped to the member and kept forever. A retry with the same key and body answers 201 with the session as it is now; another body is 409 IDEMPOTENCY_KEY_REUSED.',
   })
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH)
+  @MaxCodePoints(MAX_IDEMPOTENCY_KEY_LENGTH)
   idempotency_key?: string | null;
 }
 
 /** POST /sessions/{session_id}/pause: an optional body. */
 export class PauseSessionDto {
-  @JSONSchema({ description: 'Why the session is paused (stored, not shown).' })
+  @JSONSchema({ description: 'Why the session is paused (stored, not shown).', examples: ['Lunch break'] })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_PAUSE_REASON_LENGTH)
+  @MaxCodePoints(MAX_PAUSE_REASON_LENGTH)
   pause_reason?: string | null;
 }
 
 /** POST /sessions/{session_id}/close: an optional body (D-26). */
 export class CloseSessionDto {
-  @JSONSchema({ description: 'Stored, not shown.' })
+  @JSONSchema({ description: 'Stored, not shown.', examples: ['Fixed; the test was racing the session cache.'] })
   @IsOptional()
   @IsString()
-  @MaxLength(MAX_CLOSING_NOTE_LENGTH)
+  @MaxCodePoints(MAX_CLOSING_NOTE_LENGTH)
   closing_note?: string | null;
 
   @IsOptional()
   @IsDateTime(
-    'Default now. Back-dates the close: at most 24 hours ago, not before started_at, not in the future (else 400); capped at started_at + the maximum session duration (D-26).',
+    'Default now. Back-dates the close: at most 24 hours ago, not before started_at, not in the future (else 400); capped at started_at + the maximum session duration.',
   )
   closed_at?: string | null;
 }
@@ -141,7 +135,7 @@ export class ListSessionsQueryDto {
   state?: SessionState;
 
   @IsOptional()
-  @IsCalendarDate("Inclusive calendar date of started_at, in the member's profile time zone (D-29).")
+  @IsCalendarDate("Inclusive calendar date of started_at, in the member's profile time zone.")
   from?: string;
 
   @IsOptional()
@@ -167,7 +161,7 @@ export class ListSessionsQueryDto {
   @JSONSchema({ description: 'Opaque; `meta.cursor` of the previous page, with the same filters.' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @MaxCodePoints(512)
   cursor?: string;
 }
 
@@ -176,7 +170,7 @@ export class SessionBody {
   @ApiProperty({ format: 'uuid' })
   session_id!: string;
 
-  @ApiProperty({ maxLength: MAX_INTENT_TEXT_LENGTH, description: 'What the member is working on.' })
+  @ApiProperty({ maxLength: MAX_INTENT_TEXT_LENGTH, description: 'What the member is working on.', example: 'Fix the flaky login test' })
   intent_text!: string;
 
   @ApiProperty({ enum: SESSION_STATES })
@@ -185,7 +179,7 @@ export class SessionBody {
   @ApiProperty({ enum: SESSION_SOURCES })
   source!: SessionSource;
 
-  @ApiProperty({ enum: WORK_TYPES, description: 'D-30: `intentional` unless set otherwise.' })
+  @ApiProperty({ enum: WORK_TYPES, description: '`intentional` unless set otherwise.' })
   work_type!: WorkType;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
@@ -200,7 +194,7 @@ export class SessionBody {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null while the session is live.' })
   closed_at!: string | null;
 
-  @ApiProperty({ type: [String], description: 'D-30: default `[]`.' })
+  @ApiProperty({ type: [String], description: 'Default `[]`.', example: ['backend'] })
   user_tags!: string[];
 
   @ApiProperty({ format: 'date-time' })

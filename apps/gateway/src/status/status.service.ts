@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, SERVICE_NAMES, StatusQuery, type ErrorDetail, type ServiceName, type StatusResultV1 } from '@worktrack/contracts';
-import { DomainError, isDomainError } from '@worktrack/platform';
-import { CommandClientHost } from '../rpc/command-client.host';
+import { CommandClient, DomainError, isDomainError } from '@worktrack/platform';
 
 export interface ServiceStatus extends StatusResultV1 {
   roundTripMs: number;
@@ -11,7 +10,7 @@ export interface ServiceStatus extends StatusResultV1 {
 /** Asks every service, over Kafka, for its status read from its own Postgres. */
 @Injectable()
 export class StatusService {
-  constructor(private readonly commands: CommandClientHost) {}
+  constructor(private readonly commands: CommandClient) {}
 
   async all(): Promise<ServiceStatus[]> {
     const results = await Promise.allSettled(SERVICE_NAMES.map((service) => this.one(service)));
@@ -29,7 +28,7 @@ export class StatusService {
 
   async one(service: ServiceName): Promise<ServiceStatus> {
     const started = Date.now();
-    const result = await this.commands.client.send(StatusQuery[service], { requestedBy: 'gateway' }, { key: randomUUID() });
+    const result = await this.commands.send(StatusQuery[service], { requestedBy: 'gateway' }, { key: randomUUID() });
     return { ...result, roundTripMs: Date.now() - started };
   }
 }

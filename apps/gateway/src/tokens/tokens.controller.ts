@@ -1,21 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { CreateToken, ErrorCode, ListTokens, RevokeToken } from '@worktrack/contracts';
+import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { ApiTokenVerifier } from '../auth/api-token.verifier';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
-import { ApiData, ApiErrors } from '../openapi/api-responses';
-import { ApiValidatedBody, ApiValidatedParams } from '../openapi/validation-schemas';
-import { CommandClientHost } from '../rpc/command-client.host';
+import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
+import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery } from '../openapi/validation-schemas';
+import { pageOf, PageQueryDto } from '../pagination/page-query.dto';
 import { CreatedTokenBody, CreateTokenDto, presentToken, TokenBody, TokenIdParam } from './tokens.dto';
 
 /** D-10: the caller's own API tokens. */
 @Controller('tokens')
 export class TokensController {
   constructor(
-    private readonly commands: CommandClientHost,
+    private readonly commands: CommandClient,
     private readonly verifier: ApiTokenVerifier,
   ) {}
 
@@ -23,12 +24,12 @@ export class TokensController {
   @Post()
   @HttpCode(201)
   @Access('full')
-  @ApiOperation({ summary: 'Create an API token', description: 'The full token is in this response only (D-8, D-10).' })
+  @ApiOperation({ summary: 'Create an API token', description: 'The full token is in this response only.' })
   @ApiValidatedBody(CreateTokenDto)
   @ApiData(201, CreatedTokenBody, 'The token, with its secret shown this once.')
   @ApiErrors(ErrorCode.FORBIDDEN)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto): Promise<{ data: CreatedTokenBody }> {
-    const created = await this.commands.client.send(
+    const created = await this.commands.send(
       CreateToken,
       { actor: actorOf(principal), name: body.name, scope: body.scope },
       { key: principal.memberId },
@@ -40,10 +41,15 @@ export class TokensController {
   @Get()
   @Access('read')
   @ApiOperation({ summary: 'List your API tokens', description: 'Newest first, never with a secret; revoked ones carry `revoked_at`.' })
-  @ApiData(200, [TokenBody], 'The tokens.')
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ data: TokenBody[] }> {
-    const { tokens } = await this.commands.client.send(ListTokens, { actor: actorOf(principal) }, { key: principal.memberId });
-    return { data: tokens.map(presentToken) };
+  @ApiValidatedQuery(PageQueryDto)
+  @ApiPage(TokenBody, 'A page of tokens, newest first.')
+  @ApiErrors(ErrorCode.INVALID_CURSOR)
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: PageQueryDto,
+  ): Promise<{ data: TokenBody[]; meta: { cursor: string | null } }> {
+    const page = await this.commands.send(ListTokens, { actor: actorOf(principal), ...pageOf(query) }, { key: principal.memberId });
+    return { data: page.tokens.map(presentToken), meta: { cursor: page.nextCursor ?? null } };
   }
 
   /** Revokes (idempotent). Another member's or an unknown token is 404 NOT_FOUND. */
@@ -51,13 +57,13 @@ export class TokensController {
   @Access('full')
   @ApiOperation({
     summary: 'Revoke an API token',
-    description: "Idempotent. Every gateway replica refuses the token within 5 seconds (D-10). Another member's token is a 404.",
+    description: "Idempotent. Every gateway replica refuses the token within 5 seconds. Another member's token is a 404.",
   })
   @ApiValidatedParams(TokenIdParam)
   @ApiData(200, TokenBody, 'The token, revoked.')
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND)
   async revoke(@CurrentPrincipal() principal: Principal, @Param() params: TokenIdParam): Promise<{ data: TokenBody }> {
-    const revoked = await this.commands.client.send(
+    const revoked = await this.commands.send(
       RevokeToken,
       { actor: actorOf(principal), tokenId: params.token_id },
       { key: principal.memberId },

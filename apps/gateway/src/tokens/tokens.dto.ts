@@ -1,34 +1,34 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, Matches, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope } from '@worktrack/contracts';
+import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
 
 export class CreateTokenDto {
-  @JSONSchema({ description: 'A label to recognise the token by.' })
+  @JSONSchema({ description: 'A label to recognise the token by.', examples: ['CI deploys'] })
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
+  @MaxCodePoints(100)
   name!: string;
 
   @JSONSchema({
-    description: 'D-9: `full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read.',
+    description: '`full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read.',
   })
   @IsIn(TOKEN_SCOPES)
   scope!: TokenScope;
 }
 
 export class TokenIdParam {
-  @JSONSchema({ description: 'D-8: the public id of the token (its short segment).' })
+  @JSONSchema({ description: 'The public id of the token (its short segment).', examples: ['k3v7q2xa'] })
   @Matches(TOKEN_ID_PATTERN, { message: 'token_id must be 8 characters of a-z and 2-7' })
   token_id!: string;
 }
 
 /** An API token as listed: never its secret. */
 export class TokenBody {
-  @ApiProperty({ pattern: TOKEN_ID_PATTERN.source, description: 'D-8: the public id of the token.' })
+  @ApiProperty({ pattern: TOKEN_ID_PATTERN.source, description: 'The public id of the token.', example: 'k3v7q2xa' })
   token_id!: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'CI deploys' })
   name!: string;
 
   @ApiProperty({ enum: TOKEN_SCOPES })
@@ -46,7 +46,11 @@ export class TokenBody {
 
 /** A token just created: the only response that ever holds the full token. */
 export class CreatedTokenBody extends TokenBody {
-  @ApiProperty({ pattern: API_TOKEN_PATTERN.source, description: 'D-8: the full token, shown this once.' })
+  @ApiProperty({
+    pattern: API_TOKEN_PATTERN.source,
+    description: 'The full token, shown this once.',
+    example: 'wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ',
+  })
   token!: string;
 }
 

@@ -3,13 +3,13 @@ import { parseArgs } from 'node:util';
 import { IANAZone } from 'luxon';
 import { isEmail } from 'class-validator';
 import { MEMBER_KINDS, MEMBER_ROLES, type MemberKind, type MemberRole } from '@worktrack/contracts';
-import { createLogger, createServiceDataSource, runMigrations, UsageError, type ServiceConfig } from '@worktrack/platform';
-import { identityDatabase } from '../database/data-source';
+import { SignedCursor, UsageError, type ServiceConfig } from '@worktrack/platform';
 import { IdentityEvents } from '../events/identity-events';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS, toMemberV1 } from '../members/member.mapper';
 import { MembersRepository } from '../members/members.repository';
 import { TokensRepository } from '../tokens/tokens.repository';
 import { TokensService } from '../tokens/tokens.service';
+import { withAdminDataSource } from './admin-data-source';
 
 const USAGE =
   'usage: create-member --workspace <name> --email <email> [--timezone <IANA>] [--role owner|admin|member] [--capacity <n>] [--kind human|agent] [--name <display name>]';
@@ -70,18 +70,10 @@ export function parseCreateMemberArgs(args: string[]): CreateMemberInput {
  */
 export async function createMemberCommand(args: string[], config: ServiceConfig): Promise<void> {
   const input = parseCreateMemberArgs(args);
-  await runMigrations(config, identityDatabase, createLogger('identity-admin', 'error', config.INSTANCE_ID, process.stderr));
-  const dataSource = createServiceDataSource({
-    ...identityDatabase,
-    url: config.DATABASE_URL,
-    poolSize: 2,
-    applicationName: 'identity.admin',
-  });
-  await dataSource.initialize();
-  try {
+  await withAdminDataSource(config, async (dataSource) => {
     const members = new MembersRepository(dataSource);
     const events = new IdentityEvents({ notify: () => undefined });
-    const tokens = new TokensService(new TokensRepository(dataSource), members, events);
+    const tokens = new TokensService(new TokensRepository(dataSource), members, events, new SignedCursor(config.CURSOR_SECRET));
     const result = await members.transaction(async (manager) => {
       const workspace = await members.upsertWorkspace(manager, randomUUID(), input.workspace);
       let member = await members.findByEmail(manager, workspace.id, input.email);
@@ -105,7 +97,5 @@ export async function createMemberCommand(args: string[], config: ServiceConfig)
       return { workspace_id: workspace.id, member_id: member.id, token: token.token };
     });
     process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    await dataSource.destroy();
-  }
+  });
 }

@@ -1,17 +1,16 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { RegisterAgent } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { RegisterAgent, type PayloadOf } from '@worktrack/contracts';
+import { HandleCommand } from '@worktrack/platform';
 import { AgentsService } from './agents.service';
 
-/** Handles `identity.agent.register` on `identity.commands` (D-12). */
-@Injectable()
-export class AgentsConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly agents: AgentsService,
-  ) {}
+/** `identity.agent.register` on `identity.commands` (D-12). */
+@Controller()
+export class AgentsConsumer {
+  constructor(private readonly agents: AgentsService) {}
 
-  onModuleInit(): void {
-    this.commands.handle(RegisterAgent, ({ actor, name, scope }) => this.agents.register(actor, name, scope));
+  @HandleCommand(RegisterAgent)
+  register(@Payload() { actor, name, scope }: PayloadOf<typeof RegisterAgent>) {
+    return this.agents.register(actor, name, scope);
   }
 }

@@ -7,6 +7,7 @@ import { AgentsService } from './agents.service';
 
 @Module({
   imports: [MembersModule, TokensModule, EventsModule],
-  providers: [AgentsService, AgentsConsumer],
+  controllers: [AgentsConsumer],
+  providers: [AgentsService],
 })
 export class AgentsModule {}

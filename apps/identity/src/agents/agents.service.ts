@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, type ActorV1, type RegisteredAgentV1, type TokenScope } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
+import type { ActorV1, RegisteredAgentV1, TokenScope } from '@worktrack/contracts';
 import { IdentityEvents } from '../events/identity-events';
 import { DEFAULT_PLATE_CAPACITY, toMemberV1 } from '../members/member.mapper';
 import { MembersRepository } from '../members/members.repository';
 import { TokensService } from '../tokens/tokens.service';
+import { unauthenticated } from '../members/members.errors';
+import { agentsCannotRegisterAgents, onlyOwnersAndAdminsRegister, registerNeedsFullCredential } from './agents.errors';
 
 /**
  * D-12: owners and admins (with a full credential) register agents in their
@@ -21,13 +22,13 @@ export class AgentsService {
   ) {}
 
   async register(actor: ActorV1, name: string, scope: TokenScope = 'report_only'): Promise<RegisteredAgentV1> {
-    if (actor.scope !== 'full') throw new DomainError(ErrorCode.FORBIDDEN, 'Registering agents needs a full credential.');
+    if (actor.scope !== 'full') throw registerNeedsFullCredential();
     const result = await this.members.transaction(async (manager) => {
       const caller = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
-      if (!caller) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
-      if (caller.kind === 'agent') throw new DomainError(ErrorCode.FORBIDDEN, 'Agents cannot register agents.');
+      if (!caller || caller.deactivatedAt) throw unauthenticated();
+      if (caller.kind === 'agent') throw agentsCannotRegisterAgents();
       if (caller.role !== 'owner' && caller.role !== 'admin') {
-        throw new DomainError(ErrorCode.FORBIDDEN, 'Only owners and admins can register agents.');
+        throw onlyOwnersAndAdminsRegister();
       }
       const agent = await this.members.insertMember(manager, {
         id: randomUUID(),

@@ -5,10 +5,16 @@ import { ApiTokenEntity } from '../tokens/entities/api-token.entity';
 import { IdentityInit1763750000000 } from './migrations/1763750000000-IdentityInit';
 import { IdentityMembersAndTokens1763760000000 } from './migrations/1763760000000-IdentityMembersAndTokens';
 import { IdentityOutbox1763760000001 } from './migrations/1763760000001-IdentityOutbox';
+import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-IdentityMemberVersions';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
   schema: 'identity',
   entities: [WorkspaceEntity, MemberEntity, ApiTokenEntity, OutboxMessageEntity],
-  migrations: [IdentityInit1763750000000, IdentityMembersAndTokens1763760000000, IdentityOutbox1763760000001],
+  migrations: [
+    IdentityInit1763750000000,
+    IdentityMembersAndTokens1763760000000,
+    IdentityOutbox1763760000001,
+    IdentityMemberVersions1764000000000,
+  ],
 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { MemberChanged, TokenRevoked, type MemberV1, type TokenRevokedV1 } from '@worktrack/contracts';
+import { MemberChanged, MemberState, TokenRevoked, type MemberV1, type TokenRevokedV1 } from '@worktrack/contracts';
 import { enqueue, OutboxRelay } from '@worktrack/platform';
 
 /**
@@ -12,8 +12,14 @@ import { enqueue, OutboxRelay } from '@worktrack/platform';
 export class IdentityEvents {
   constructor(@Inject(OutboxRelay) private readonly relay: Pick<OutboxRelay, 'notify'>) {}
 
-  memberChanged(manager: EntityManager, member: MemberV1): Promise<void> {
-    return enqueue(manager, MemberChanged, member, { key: member.memberId });
+  /**
+   * Every change of a member, in the changing transaction: on `identity.events`
+   * (gateway caches) and, as the member's whole state, on the compacted
+   * `identity.members` (projections; kept forever).
+   */
+  async memberChanged(manager: EntityManager, member: MemberV1): Promise<void> {
+    await enqueue(manager, MemberChanged, member, { key: member.memberId });
+    await enqueue(manager, MemberState, member, { key: member.memberId });
   }
 
   tokenRevoked(manager: EntityManager, event: TokenRevokedV1): Promise<void> {

@@ -11,6 +11,8 @@ export const toMemberV1 = (m: MemberEntity): MemberV1 => ({
   timezone: m.timezone,
   workingHours: m.workingHours,
   plateCapacity: m.plateCapacity,
+  version: m.version,
+  active: m.deactivatedAt === null,
 });
 
 /** D-32: the default daily plate capacity. */

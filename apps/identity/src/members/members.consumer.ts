@@ -1,17 +1,36 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { GetMe } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { DeactivateMember, GetMe, ResolveMember, UpdateMe, UpdateMember, type PayloadOf } from '@worktrack/contracts';
+import { HandleCommand } from '@worktrack/platform';
 import { MembersService } from './members.service';
 
-/** Handles `identity.me.get` on `identity.commands`. */
-@Injectable()
-export class MembersConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly members: MembersService,
-  ) {}
+/** The member commands on `identity.commands`. */
+@Controller()
+export class IdentityMembersConsumer {
+  constructor(private readonly members: MembersService) {}
 
-  onModuleInit(): void {
-    this.commands.handle(GetMe, ({ actor }) => this.members.me(actor));
+  @HandleCommand(GetMe)
+  me(@Payload() { actor }: PayloadOf<typeof GetMe>) {
+    return this.members.me(actor);
+  }
+
+  @HandleCommand(ResolveMember)
+  resolve(@Payload() { workspaceId, memberId }: PayloadOf<typeof ResolveMember>) {
+    return this.members.resolve(workspaceId, memberId);
+  }
+
+  @HandleCommand(UpdateMe)
+  updateMe(@Payload() command: PayloadOf<typeof UpdateMe>) {
+    return this.members.updateMe(command);
+  }
+
+  @HandleCommand(UpdateMember)
+  updateMember(@Payload() command: PayloadOf<typeof UpdateMember>) {
+    return this.members.updateMember(command);
+  }
+
+  @HandleCommand(DeactivateMember)
+  deactivate(@Payload() { actor, memberId }: PayloadOf<typeof DeactivateMember>) {
+    return this.members.deactivate(actor, memberId);
   }
 }

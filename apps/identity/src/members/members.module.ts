@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
-import { MembersConsumer } from './members.consumer';
+import { EventsModule } from '../events/events.module';
+import { IdentityMembersConsumer } from './members.consumer';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 @Module({
-  providers: [MembersRepository, MembersService, MembersConsumer],
+  imports: [EventsModule],
+  controllers: [IdentityMembersConsumer],
+  providers: [MembersRepository, MembersService],
   exports: [MembersRepository],
 })
 export class MembersModule {}

@@ -24,8 +24,41 @@ export class MembersRepository {
     return manager.count(MemberEntity, { where: { workspaceId } });
   }
 
-  async insertMember(manager: EntityManager, member: Omit<MemberEntity, 'createdAt' | 'updatedAt' | 'workspace'>): Promise<MemberEntity> {
-    return manager.save(MemberEntity, manager.create(MemberEntity, member));
+  async insertMember(
+    manager: EntityManager,
+    member: Omit<MemberEntity, 'createdAt' | 'updatedAt' | 'workspace' | 'version' | 'deactivatedAt'>,
+  ): Promise<MemberEntity> {
+    return manager.save(MemberEntity, manager.create(MemberEntity, { ...member, version: 1, deactivatedAt: null }));
+  }
+
+  /** The member, locked for the rest of the transaction (one change at a time, so versions never collide). */
+  lockInWorkspace(manager: EntityManager, workspaceId: string, memberId: string): Promise<MemberEntity | null> {
+    return manager.findOne(MemberEntity, { where: { id: memberId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Saves a change with the next version. */
+  async saveChange(manager: EntityManager, member: MemberEntity): Promise<MemberEntity> {
+    member.version += 1;
+    return manager.save(MemberEntity, member);
+  }
+
+  /** Active owners of a workspace other than `exceptId` (a workspace keeps at least one). */
+  countOtherActiveOwners(manager: EntityManager, workspaceId: string, exceptId: string): Promise<number> {
+    return manager
+      .createQueryBuilder(MemberEntity, 'm')
+      .where('m.workspace_id = :workspaceId AND m.role = :role AND m.deactivated_at IS NULL AND m.id <> :exceptId', {
+        workspaceId,
+        role: 'owner',
+        exceptId,
+      })
+      .getCount();
+  }
+
+  /** Every member, in pages by id (the republish command). */
+  page(after: string | null, limit: number): Promise<MemberEntity[]> {
+    const query = this.dataSource.manager.createQueryBuilder(MemberEntity, 'm').orderBy('m.id', 'ASC').limit(limit);
+    if (after) query.where('m.id > :after', { after });
+    return query.getMany();
   }
 
   /** The workspace with this name, created if missing (safe under concurrency). */

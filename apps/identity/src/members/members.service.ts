@@ -1,18 +1,146 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, type ActorV1, type MemberV1 } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
+import type { EntityManager } from 'typeorm';
+import {
+  canonicalTimeZone,
+  WEEKDAYS,
+  type ActorV1,
+  type MemberV1,
+  type UpdateMemberV1,
+  type UpdateMeV1,
+  type WorkingHours,
+} from '@worktrack/contracts';
+import { IdentityEvents } from '../events/identity-events';
+import type { MemberEntity } from './entities/member.entity';
 import { toMemberV1 } from './member.mapper';
+import {
+  invalidField as invalid,
+  manageNeedsFullCredential,
+  memberNotFound,
+  onlyOwnerChangesOwners,
+  onlyOwnerDeactivatesOwners,
+  onlyOwnersAndAdminsManage,
+  unauthenticated,
+} from './members.errors';
 import { MembersRepository } from './members.repository';
 
-/** D-13: the member a credential acts as. */
+/** Intervals of a day must be start < end, in order, not overlapping. Returns the first problem. */
+export function workingHoursProblem(hours: WorkingHours): { path: string; issue: string } | undefined {
+  for (const day of WEEKDAYS) {
+    let previousEnd = '';
+    for (const [i, { start, end }] of hours[day].entries()) {
+      if (start >= end) return { path: `working_hours.${day}[${i}]`, issue: 'start must be before end' };
+      if (start < previousEnd) return { path: `working_hours.${day}[${i}]`, issue: 'intervals must be in order and must not overlap' };
+      previousEnd = end;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Members (D-7, D-13): who a credential acts as, profile changes and
+ * deactivation. Every change bumps the member's version and is published in
+ * the same transaction (identity.events and the compacted identity.members).
+ */
 @Injectable()
 export class MembersService {
-  constructor(private readonly members: MembersRepository) {}
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly events: IdentityEvents,
+  ) {}
 
   async me(actor: ActorV1): Promise<MemberV1> {
-    const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId);
-    // A credential whose member is gone (or another workspace's) is no credential.
-    if (!member) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
+    return toMemberV1(await this.activeCaller(actor));
+  }
+
+  /** An active member of that workspace; a missing, foreign or deactivated one is UNAUTHENTICATED (D-7). */
+  async resolve(workspaceId: string, memberId: string): Promise<MemberV1> {
+    const member = await this.members.findInWorkspace(workspaceId, memberId);
+    if (!member || member.deactivatedAt) throw unauthenticated();
+    return toMemberV1(member);
+  }
+
+  async updateMe(command: UpdateMeV1): Promise<MemberV1> {
+    const { actor } = command;
+    const timezone = command.timezone === undefined ? undefined : canonicalTimeZone(command.timezone);
+    if (command.timezone !== undefined && !timezone) throw invalid('timezone', 'not an IANA time zone');
+    if (command.workingHours) {
+      const problem = workingHoursProblem(command.workingHours);
+      if (problem) throw invalid(problem.path, problem.issue);
+    }
+    if (command.displayName !== undefined && command.displayName.trim() === '') throw invalid('display_name', 'must not be blank');
+    return this.change(actor, actor.memberId, (member) => {
+      if (timezone !== undefined) member.timezone = timezone;
+      if (command.workingHours) member.workingHours = command.workingHours;
+      if (command.displayName !== undefined) member.displayName = command.displayName.trim();
+    });
+  }
+
+  /** Owners and admins set a member's daily plate capacity and role. */
+  async updateMember(command: UpdateMemberV1): Promise<MemberV1> {
+    const { actor, memberId, plateCapacity, role } = command;
+    return this.change(actor, memberId, async (member, caller, manager) => {
+      this.mayManage(actor, caller);
+      if (role !== undefined && role !== member.role) {
+        if (member.kind === 'agent') throw invalid('role', 'an agent is always a member');
+        if (caller.role !== 'owner' && (role === 'owner' || member.role === 'owner')) {
+          throw onlyOwnerChangesOwners();
+        }
+        if (member.role === 'owner' && (await this.members.countOtherActiveOwners(manager, member.workspaceId, member.id)) === 0) {
+          throw invalid('role', 'a workspace keeps at least one active owner');
+        }
+        member.role = role;
+      }
+      if (plateCapacity !== undefined) member.plateCapacity = plateCapacity;
+    });
+  }
+
+  /** Idempotent. Nothing of the member is deleted; their credentials stop working (the gateway follows the event). */
+  async deactivate(actor: ActorV1, memberId: string): Promise<MemberV1> {
+    return this.change(actor, memberId, async (member, caller, manager) => {
+      this.mayManage(actor, caller);
+      if (member.deactivatedAt) return false;
+      if (member.role === 'owner' && caller.role !== 'owner') throw onlyOwnerDeactivatesOwners();
+      if (member.role === 'owner' && (await this.members.countOtherActiveOwners(manager, member.workspaceId, member.id)) === 0) {
+        throw invalid('member_id', 'a workspace keeps at least one active owner');
+      }
+      member.deactivatedAt = new Date();
+    });
+  }
+
+  private mayManage(actor: ActorV1, caller: MemberEntity): void {
+    if (actor.scope !== 'full') throw manageNeedsFullCredential();
+    if (caller.role !== 'owner' && caller.role !== 'admin') throw onlyOwnersAndAdminsManage();
+  }
+
+  private async activeCaller(actor: ActorV1, manager?: EntityManager): Promise<MemberEntity> {
+    const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
+    // A credential whose member is gone, deactivated or another workspace's is no credential.
+    if (!member || member.deactivatedAt) throw unauthenticated();
+    return member;
+  }
+
+  /**
+   * Locks the target, applies `edit` (which returns false for "nothing to
+   * do"), saves it with the next version and publishes it, all in one
+   * transaction. An edit that changes nothing is not a new version.
+   */
+  private async change(
+    actor: ActorV1,
+    memberId: string,
+    edit: (member: MemberEntity, caller: MemberEntity, manager: EntityManager) => unknown,
+  ): Promise<MemberV1> {
+    const { member, changed } = await this.members.transaction(async (manager) => {
+      const caller = await this.activeCaller(actor, manager);
+      const target = await this.members.lockInWorkspace(manager, actor.workspaceId, memberId);
+      if (!target) throw memberNotFound(memberId);
+      const before = JSON.stringify(toMemberV1(target));
+      if ((await edit(target, target.id === caller.id ? target : caller, manager)) === false) return { member: target, changed: false };
+      if (JSON.stringify(toMemberV1(target)) === before) return { member: target, changed: false };
+      const saved = await this.members.saveChange(manager, target);
+      await this.events.memberChanged(manager, toMemberV1(saved));
+      return { member: saved, changed: true };
+    });
+    if (changed) this.events.published();
     return toMemberV1(member);
   }
 }

@@ -1,22 +1,36 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { CreateToken, IssueConnectorCredential, ListTokens, RevokeToken, VerifyToken } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { CreateToken, IssueConnectorCredential, ListTokens, RevokeToken, VerifyToken, type PayloadOf } from '@worktrack/contracts';
+import { HandleCommand } from '@worktrack/platform';
 import { TokensService } from './tokens.service';
 
-/** Handles the token commands on `identity.commands` (D-8, D-10). */
-@Injectable()
-export class TokensConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly tokens: TokensService,
-  ) {}
+/** The token commands on `identity.commands` (D-8, D-10). */
+@Controller()
+export class TokensConsumer {
+  constructor(private readonly tokens: TokensService) {}
 
-  onModuleInit(): void {
-    this.commands
-      .handle(VerifyToken, async ({ tokenId, secretSha256 }) => ({ actor: await this.tokens.verify(tokenId, secretSha256) }))
-      .handle(CreateToken, ({ actor, name, scope }) => this.tokens.create(actor, name, scope))
-      .handle(ListTokens, async ({ actor }) => ({ tokens: await this.tokens.list(actor) }))
-      .handle(RevokeToken, ({ actor, tokenId }) => this.tokens.revoke(actor, tokenId))
-      .handle(IssueConnectorCredential, ({ actor, memberId, name }) => this.tokens.issueConnectorCredential(actor, memberId, name));
+  @HandleCommand(VerifyToken)
+  async verify(@Payload() { tokenId, secretSha256 }: PayloadOf<typeof VerifyToken>) {
+    return { actor: await this.tokens.verify(tokenId, secretSha256) };
+  }
+
+  @HandleCommand(CreateToken)
+  create(@Payload() { actor, name, scope }: PayloadOf<typeof CreateToken>) {
+    return this.tokens.create(actor, name, scope);
+  }
+
+  @HandleCommand(ListTokens)
+  list(@Payload() query: PayloadOf<typeof ListTokens>) {
+    return this.tokens.list(query);
+  }
+
+  @HandleCommand(RevokeToken)
+  revoke(@Payload() { actor, tokenId }: PayloadOf<typeof RevokeToken>) {
+    return this.tokens.revoke(actor, tokenId);
+  }
+
+  @HandleCommand(IssueConnectorCredential)
+  issueConnectorCredential(@Payload() { actor, memberId, name }: PayloadOf<typeof IssueConnectorCredential>) {
+    return this.tokens.issueConnectorCredential(actor, memberId, name);
   }
 }

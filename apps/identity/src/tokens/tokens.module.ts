@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ServiceConfig, SignedCursor } from '@worktrack/platform';
 import { EventsModule } from '../events/events.module';
 import { MembersModule } from '../members/members.module';
 import { TokensConsumer } from './tokens.consumer';
@@ -7,7 +8,12 @@ import { TokensService } from './tokens.service';
 
 @Module({
   imports: [MembersModule, EventsModule],
-  providers: [TokensRepository, TokensService, TokensConsumer],
+  controllers: [TokensConsumer],
+  providers: [
+    TokensRepository,
+    TokensService,
+    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
+  ],
   exports: [TokensService],
 })
 export class TokensModule {}

@@ -15,8 +15,21 @@ export class TokensRepository {
     return manager.findOne(ApiTokenEntity, { where: { id: tokenId, workspaceId, memberId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  listOwn(workspaceId: string, memberId: string): Promise<ApiTokenEntity[]> {
-    return this.dataSource.manager.find(ApiTokenEntity, { where: { workspaceId, memberId }, order: { createdAt: 'DESC', id: 'ASC' } });
+  /**
+   * A page of the member's tokens, newest first, after `before` (keyset on the
+   * creation time at millisecond precision, as the cursor carries it, then id).
+   */
+  listOwn(workspaceId: string, memberId: string, limit: number, before?: { createdAt: string; id: string }): Promise<ApiTokenEntity[]> {
+    const q = this.dataSource.manager
+      .createQueryBuilder(ApiTokenEntity, 't')
+      .where('t.workspace_id = :workspaceId AND t.member_id = :memberId', { workspaceId, memberId })
+      .orderBy("date_trunc('milliseconds', t.created_at)", 'DESC')
+      .addOrderBy('t.id', 'DESC')
+      .limit(limit);
+    if (before) {
+      q.andWhere("(date_trunc('milliseconds', t.created_at), t.id) < (:createdAt::timestamptz, :id)", before);
+    }
+    return q.getMany();
   }
 
   /** Inserts unless the id is taken (then returns false: the caller draws another id). */

@@ -1,24 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ErrorCode, type ActorV1, type ApiTokenV1, type CreatedTokenV1, type TokenScope } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
+import {
+  DEFAULT_PAGE_SIZE,
+  toMemberProfile,
+  type ActorV1,
+  type ApiTokenV1,
+  type CreatedTokenV1,
+  type ListTokensV1,
+  type TokenListV1,
+  type TokenScope,
+} from '@worktrack/contracts';
+import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import { IdentityEvents } from '../events/identity-events';
 import type { MemberEntity } from '../members/entities/member.entity';
+import { toMemberV1 } from '../members/member.mapper';
 import { MembersRepository } from '../members/members.repository';
-import type { ApiTokenEntity } from './entities/api-token.entity';
 import { hashesMatch, newTokenParts, sha256 } from './token-secret';
+import { toApiTokenV1 } from './token.mapper';
+import {
+  credentialMemberNotFound,
+  onlyOwnerOrAdminConnectsForOthers,
+  tokenNotFound,
+  unauthenticated,
+  unknownTokenId,
+} from './tokens.errors';
 import { TokensRepository } from './tokens.repository';
-
-const unauthenticated = (): DomainError => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
-
-export const toApiTokenV1 = (t: ApiTokenEntity): ApiTokenV1 => ({
-  tokenId: t.id,
-  name: t.name,
-  scope: t.scope,
-  createdAt: t.createdAt.toISOString(),
-  lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
-  revokedAt: t.revokedAt?.toISOString() ?? null,
-});
 
 /** API tokens (D-8, D-10): minted once, verified in constant time, revoked with an event. */
 @Injectable()
@@ -27,6 +33,7 @@ export class TokensService {
     private readonly tokens: TokensRepository,
     private readonly members: MembersRepository,
     private readonly events: IdentityEvents,
+    private readonly cursors: SignedCursor,
   ) {}
 
   /** Creates a token for `member` inside the caller's transaction; the full token is returned only here. */
@@ -49,20 +56,35 @@ export class TokensService {
     throw new Error('could not draw a free token id in 5 attempts');
   }
 
+  /**
+   * The token's actor with its member's profile. A token whose member is
+   * deactivated is refused like a revoked one. `unknownId` tells the gateway
+   * that no token has this id (it may then refuse the id without asking again).
+   */
   async verify(tokenId: string, secretSha256: string): Promise<ActorV1> {
     const token = await this.tokens.findById(tokenId);
     // Compare even when the id is unknown, so timing does not tell ids apart.
     const stored = token?.secretHash ?? sha256('');
     const matches = hashesMatch(stored, secretSha256);
-    if (!token || !matches || token.revokedAt) throw unauthenticated();
+    if (!token) throw unknownTokenId();
+    if (!matches || token.revokedAt) throw unauthenticated();
+    const member = await this.members.findInWorkspace(token.workspaceId, token.memberId);
+    if (!member || member.deactivatedAt) throw unauthenticated();
     void this.tokens.touch(token.id, new Date()).catch(() => undefined);
-    return { memberId: token.memberId, workspaceId: token.workspaceId, scope: token.scope, credential: 'api_token', tokenId: token.id };
+    return {
+      memberId: token.memberId,
+      workspaceId: token.workspaceId,
+      scope: token.scope,
+      credential: 'api_token',
+      tokenId: token.id,
+      profile: toMemberProfile(toMemberV1(member)),
+    };
   }
 
   async create(actor: ActorV1, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
     return this.members.transaction(async (manager) => {
       const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
-      if (!member) throw unauthenticated();
+      if (!member || member.deactivatedAt) throw unauthenticated();
       return this.mint(manager, member, name, scope);
     });
   }
@@ -76,29 +98,36 @@ export class TokensService {
   async issueConnectorCredential(actor: ActorV1, memberId: string, name: string): Promise<CreatedTokenV1> {
     return this.members.transaction(async (manager) => {
       const caller = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
-      if (!caller) throw unauthenticated();
+      if (!caller || caller.deactivatedAt) throw unauthenticated();
       const target = memberId === caller.id ? caller : await this.members.findInWorkspace(actor.workspaceId, memberId, manager);
-      if (!target) {
-        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', [
-          { path: 'member_id', issue: 'no member with this id in your workspace' },
-        ]);
+      if (!target || target.deactivatedAt) {
+        throw credentialMemberNotFound();
       }
       if (target.id !== caller.id && (actor.scope !== 'full' || (caller.role !== 'owner' && caller.role !== 'admin'))) {
-        throw new DomainError(ErrorCode.FORBIDDEN, 'Only an owner or admin may connect a provider for another member.');
+        throw onlyOwnerOrAdminConnectsForOthers();
       }
       return this.mint(manager, target, name, 'report_only');
     });
   }
 
-  async list(actor: ActorV1): Promise<ApiTokenV1[]> {
-    return (await this.tokens.listOwn(actor.workspaceId, actor.memberId)).map(toApiTokenV1);
+  /** A page of the caller's tokens, newest first (bounded: a member may hold any number of tokens). */
+  async list({ actor, limit = DEFAULT_PAGE_SIZE, cursor }: ListTokensV1): Promise<TokenListV1> {
+    const scope: CursorScope = { list: 'tokens', owner: actor.memberId };
+    const before = this.cursors.createdAtKey(cursor, scope);
+    const rows = await this.tokens.listOwn(actor.workspaceId, actor.memberId, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      tokens: page.map(toApiTokenV1),
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.createdAt.toISOString(), last.id], scope) : null,
+    };
   }
 
   /** Idempotent: revoking a revoked token returns it unchanged. Another member's token is a missing one. */
   async revoke(actor: ActorV1, tokenId: string): Promise<ApiTokenV1> {
     const { token, revoked } = await this.members.transaction(async (manager) => {
       const found = await this.tokens.findOwn(manager, actor.workspaceId, actor.memberId, tokenId);
-      if (!found) throw new DomainError(ErrorCode.NOT_FOUND, `No token ${tokenId}.`);
+      if (!found) throw tokenNotFound(tokenId);
       if (found.revokedAt) return { token: found, revoked: false };
       found.revokedAt = new Date();
       await this.tokens.markRevoked(manager, found.id, found.revokedAt);

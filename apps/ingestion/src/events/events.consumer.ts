@@ -1,19 +1,21 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { IngestEvents, ListEvents } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { IngestEvents, ListEvents, type PayloadOf } from '@worktrack/contracts';
+import { ContractContext, HandleCommand } from '@worktrack/platform';
 import { EventsService } from './events.service';
 
-/** Handles `ingestion.events.ingest` and `ingestion.events.list` on `ingestion.commands`. */
-@Injectable()
-export class EventsConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly events: EventsService,
-  ) {}
+/** `ingestion.events.ingest` and `ingestion.events.list` on `ingestion.commands`. */
+@Controller()
+export class EventsConsumer {
+  constructor(private readonly events: EventsService) {}
 
-  onModuleInit(): void {
-    this.commands
-      .handle(IngestEvents, (command, meta) => this.events.ingest(command, meta.messageId))
-      .handle(ListEvents, (query) => this.events.list(query));
+  @HandleCommand(IngestEvents)
+  ingest(@Payload() command: PayloadOf<typeof IngestEvents>, @Ctx() ctx: ContractContext) {
+    return this.events.ingest(command, ctx.messageId);
+  }
+
+  @HandleCommand(ListEvents)
+  list(@Payload() query: PayloadOf<typeof ListEvents>) {
+    return this.events.list(query);
   }
 }

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   EventsStored,
+  MAX_PAGE_BYTES,
   type EventPageV1,
   type IngestEventsV1,
   type IngestResultV1,
   type ListEventsV1,
   type StoredEventV1,
 } from '@worktrack/contracts';
-import { enqueue, failpoint, OutboxRelay, SignedCursor } from '@worktrack/platform';
+import { enqueue, failpoint, OutboxRelay, SignedCursor, takeWithinBytes, type CursorScope } from '@worktrack/platform';
 import { eventId } from './event-id';
 import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
 
@@ -98,7 +99,8 @@ export class EventsService {
 
   async list(query: ListEventsV1): Promise<EventPageV1> {
     const { actor, limit, cursor, ...filters } = query;
-    const before = cursor ? this.cursors.decode(cursor, filters) : undefined;
+    const scope: CursorScope = { list: 'activity.events', owner: actor.memberId, filters };
+    const before = cursor ? this.cursors.decode(cursor, scope) : undefined;
     const rows = await this.events.timeline({
       memberId: actor.memberId,
       workspaceId: actor.workspaceId,
@@ -106,21 +108,32 @@ export class EventsService {
       before: before ? { occurredAt: String(before[0]), id: String(before[1]) } : undefined,
       limit: limit + 1,
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const events: StoredEventV1[] = page.map((e) => ({
-      eventId: e.id,
-      sourceType: e.sourceType,
-      eventType: e.eventType,
-      occurredAt: e.occurredAt.toISOString(),
-      receivedAt: e.receivedAt.toISOString(),
-      payload: e.payload,
-      externalId: e.externalId,
-      sessionId: e.sessionId,
-    }));
+    const events: StoredEventV1[] = takeWithinBytes(
+      rows.slice(0, limit).map((e) => ({
+        eventId: e.id,
+        sourceType: e.sourceType,
+        eventType: e.eventType,
+        occurredAt: e.occurredAt.toISOString(),
+        receivedAt: e.receivedAt.toISOString(),
+        payload: e.payload,
+        externalId: e.externalId,
+        sessionId: e.sessionId,
+      })),
+      MAX_PAGE_BYTES,
+      eventBytes,
+    );
+    const last = events[events.length - 1];
     return {
       events,
-      nextCursor: rows.length > limit && last ? this.cursors.encode([last.occurredAt.toISOString(), last.id], filters) : null,
+      nextCursor: rows.length > events.length && last ? this.cursors.encode([last.occurredAt, last.eventId], scope) : null,
     };
   }
 }
+
+/** An event's share of a reply: its payload as JSON plus its other fields (bounded strings), generously. */
+const eventBytes = (e: StoredEventV1): number =>
+  Buffer.byteLength(JSON.stringify(e.payload)) +
+  Buffer.byteLength(e.eventType) +
+  Buffer.byteLength(e.externalId ?? '') +
+  Buffer.byteLength(e.sourceType) +
+  256;

@@ -3,10 +3,11 @@ import { PlateDayEntity } from '../plate/entities/plate-day.entity';
 import { PlateItemEntity } from '../plate/entities/plate-item.entity';
 import { PlateInit1763750000004 } from './migrations/1763750000004-PlateInit';
 import { PlateTables1763800000000 } from './migrations/1763800000000-PlateTables';
+import { PlateMemberVersions1764000000001 } from './migrations/1764000000001-PlateMemberVersions';
 
 /** The plate service owns exactly this Postgres schema. */
 export const plateDatabase = {
   schema: 'plate',
   entities: [PlateMemberEntity, PlateDayEntity, PlateItemEntity],
-  migrations: [PlateInit1763750000004, PlateTables1763800000000],
+  migrations: [PlateInit1763750000004, PlateTables1763800000000, PlateMemberVersions1764000000001],
 };

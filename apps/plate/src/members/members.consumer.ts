@@ -1,28 +1,26 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { MemberChanged } from '@worktrack/contracts';
-import { KafkaClient, LOGGER, MessageConsumer, Metrics, type AppLogger } from '@worktrack/platform';
-import { MembersRepository } from './members.repository';
+import { Controller, type OnApplicationBootstrap } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { MemberState, type PayloadOf } from '@worktrack/contracts';
+import { HandleEvent } from '@worktrack/platform';
+import { PlateMembersService } from './members.service';
 
 /**
- * Keeps the member projection from `identity.events` (group `plate.members`):
- * timezone, working days, capacity and workspace of every member.
+ * Keeps the member projection (timezone, working days, capacity, version,
+ * active) from the compacted `identity.members` (group `plate.members`).
+ * Upserts keep the newest version, so redeliveries and the replay
+ * overlapping the live consumer are harmless.
  */
-@Injectable()
-export class MembersConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly consumer: MessageConsumer;
+@Controller()
+export class PlateMembersConsumer implements OnApplicationBootstrap {
+  constructor(private readonly members: PlateMembersService) {}
 
-  constructor(kafka: KafkaClient, @Inject(LOGGER) logger: AppLogger, metrics: Metrics, members: MembersRepository) {
-    this.consumer = new MessageConsumer(kafka, logger, metrics, { groupId: 'plate.members', fromBeginning: true }).on(
-      MemberChanged,
-      (member) => members.upsert(member),
-    );
-  }
-
+  /** Before the transport starts consuming (issue 15): an empty projection is rebuilt from the topic's start. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.consumer.start();
+    await this.members.rebuildIfEmpty();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.consumer.stop();
+  @HandleEvent(MemberState, { group: PlateMembersService.GROUP })
+  upsert(@Payload() member: PayloadOf<typeof MemberState>): Promise<void> {
+    return this.members.upsert(member);
   }
 }

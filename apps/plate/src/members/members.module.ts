@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
-import { MembersConsumer } from './members.consumer';
+import { PlateMembersConsumer } from './members.consumer';
 import { MembersRepository } from './members.repository';
+import { PlateMembersService } from './members.service';
 
 @Module({
-  providers: [MembersRepository, MembersConsumer],
+  controllers: [PlateMembersConsumer],
+  providers: [MembersRepository, PlateMembersService],
   exports: [MembersRepository],
 })
 export class MembersModule {}

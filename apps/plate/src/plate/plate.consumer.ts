@@ -1,20 +1,26 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AssignPlateItem, CompletePlateItem, GetPlate } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { AssignPlateItem, CompletePlateItem, GetPlate, type PayloadOf } from '@worktrack/contracts';
+import { ContractContext, HandleCommand } from '@worktrack/platform';
 import { PlateService } from './plate.service';
 
-/** Handles the plate commands on `plate.commands`. */
-@Injectable()
-export class PlateConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly plate: PlateService,
-  ) {}
+/** The plate commands on `plate.commands`. */
+@Controller()
+export class PlateConsumer {
+  constructor(private readonly plate: PlateService) {}
 
-  onModuleInit(): void {
-    this.commands
-      .handle(AssignPlateItem, (command) => this.plate.assign(command))
-      .handle(GetPlate, ({ actor, date }) => this.plate.day(actor, date))
-      .handle(CompletePlateItem, ({ actor, plateItemId }) => this.plate.complete(actor, plateItemId));
+  @HandleCommand(AssignPlateItem)
+  assign(@Payload() command: PayloadOf<typeof AssignPlateItem>, @Ctx() ctx: ContractContext) {
+    return this.plate.assign(command, ctx.messageId);
+  }
+
+  @HandleCommand(GetPlate)
+  day(@Payload() query: PayloadOf<typeof GetPlate>) {
+    return this.plate.day(query);
+  }
+
+  @HandleCommand(CompletePlateItem)
+  complete(@Payload() { actor, plateItemId }: PayloadOf<typeof CompletePlateItem>) {
+    return this.plate.complete(actor, plateItemId);
   }
 }

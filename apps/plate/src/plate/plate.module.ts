@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ServiceConfig, SignedCursor } from '@worktrack/platform';
 import { MembersModule } from '../members/members.module';
 import { PlateConsumer } from './plate.consumer';
 import { PlateRepository } from './plate.repository';
@@ -6,6 +7,11 @@ import { PlateService } from './plate.service';
 
 @Module({
   imports: [MembersModule],
-  providers: [PlateRepository, PlateService, PlateConsumer],
+  controllers: [PlateConsumer],
+  providers: [
+    PlateRepository,
+    PlateService,
+    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
+  ],
 })
 export class PlateModule {}

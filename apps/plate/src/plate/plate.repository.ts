@@ -48,6 +48,22 @@ export class PlateRepository {
     return rows[0]?.active_count ?? null;
   }
 
+  /** An item already stored under this id (a redelivered assignment), with its day's open count. */
+  async assigned(itemId: string): Promise<{ item: ItemRow; activeCount: number } | null> {
+    const rows = await this.dataSource.query<Array<ItemRow & { active_count: number }>>(
+      `SELECT i.id, i.assignee_id, i.assigned_by, i.workspace_id, i.title, i.plate_date::text AS plate_date, i.done_at, i.created_at,
+              d.active_count
+         FROM "${this.schema}"."plate_items" i
+         JOIN "${this.schema}"."plate_days" d ON d.member_id = i.assignee_id AND d.plate_date = i.plate_date
+        WHERE i.id = $1`,
+      [itemId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { active_count, ...item } = row;
+    return { item, activeCount: active_count };
+  }
+
   async insertItem(manager: EntityManager, item: Omit<ItemRow, 'done_at' | 'created_at'>): Promise<ItemRow> {
     const rows = await manager.query<ItemRow[]>(
       `INSERT INTO "${this.schema}"."plate_items" (id, workspace_id, assignee_id, assigned_by, title, plate_date)
@@ -57,15 +73,25 @@ export class PlateRepository {
     return rows[0];
   }
 
-  async day(memberId: string, date: string): Promise<{ activeCount: number; items: ItemRow[] }> {
+  /** The day's counter and a page of its items in creation order, after `after` (keyset at millisecond precision, then id). */
+  async day(
+    memberId: string,
+    date: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<{ activeCount: number; items: ItemRow[] }> {
     const [counter, items] = await Promise.all([
       this.dataSource.query<Array<{ active_count: number }>>(
         `SELECT active_count FROM "${this.schema}"."plate_days" WHERE member_id = $1 AND plate_date = $2`,
         [memberId, date],
       ),
       this.dataSource.query<ItemRow[]>(
-        `SELECT ${ITEM_COLUMNS} FROM "${this.schema}"."plate_items" WHERE assignee_id = $1 AND plate_date = $2 ORDER BY created_at, id`,
-        [memberId, date],
+        `SELECT ${ITEM_COLUMNS} FROM "${this.schema}"."plate_items"
+          WHERE assignee_id = $1 AND plate_date = $2
+            ${after ? "AND (date_trunc('milliseconds', created_at), id) > ($4::timestamptz, $5::uuid)" : ''}
+          ORDER BY date_trunc('milliseconds', created_at), id
+          LIMIT $3`,
+        after ? [memberId, date, limit, after.createdAt, after.id] : [memberId, date, limit],
       ),
     ]);
     return { activeCount: counter[0]?.active_count ?? 0, items };

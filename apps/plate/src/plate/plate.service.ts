@@ -1,17 +1,30 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { v5 as uuidv5 } from 'uuid';
 import {
-  ErrorCode,
+  MAX_PAGE_SIZE,
   type ActorV1,
   type AssignPlateItemV1,
+  type GetPlateV1,
   type PlateAssignmentV1,
   type PlateDayV1,
   type PlateItemV1,
 } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
+import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import { MembersRepository } from '../members/members.repository';
 import { isRealDate, isWorkingDay, nextDay, todayIn } from './plate-calendar';
+import {
+  assigneeNotFound,
+  assignNeedsFullCredential,
+  notACalendarDate,
+  plateDateInPast,
+  plateFull,
+  plateItemNotFound,
+  profileNotProjectedYet,
+} from './plate.errors';
 import { PlateRepository, type ItemRow } from './plate.repository';
+
+/** The namespace of item ids derived from the assigning command's message id. */
+const ITEM_ID_NAMESPACE = '3f1c2b7e-6a8d-5e0f-9b4c-2d7a1e6f8c90';
 
 /** How far ahead an item may overflow before the assignment is refused. */
 const MAX_OVERFLOW_DAYS = 366;
@@ -36,26 +49,67 @@ export class PlateService {
   constructor(
     private readonly plate: PlateRepository,
     private readonly members: MembersRepository,
+    private readonly cursors: SignedCursor,
   ) {}
 
-  async assign(command: AssignPlateItemV1): Promise<PlateAssignmentV1> {
+  /**
+   * `messageId` is the assigning command's id. A command delivered again (a
+   * replica killed before its offset was committed, ADR 0009) must not assign
+   * a second item — the chaos test of issue 19 found exactly that — so the
+   * item's id is derived from it: the first delivery stores the item, any
+   * later one finds it and answers the same assignment.
+   */
+  async assign(command: AssignPlateItemV1, messageId: string): Promise<PlateAssignmentV1> {
     const { actor } = command;
-    if (actor.scope !== 'full') throw new DomainError(ErrorCode.FORBIDDEN, 'Assigning to a plate needs a full credential.');
-    const assignee = await this.members.findInWorkspace(actor.workspaceId, command.assigneeId);
-    if (!assignee) {
-      throw new DomainError(ErrorCode.ASSIGNEE_NOT_FOUND, 'No such member in your workspace.', [
-        { path: 'assignee_id', issue: 'unknown member' },
-      ]);
+    const itemId = uuidv5(messageId, ITEM_ID_NAMESPACE);
+    const replayed = await this.replayed(itemId, command);
+    if (replayed) return replayed;
+    if (actor.scope !== 'full') throw assignNeedsFullCredential();
+    // The gateway resolved the assignee with identity (read-your-writes); the projection may know a newer version.
+    const assignee = await this.members.newest(actor.workspaceId, command.assigneeId, command.assignee);
+    if (!assignee || !assignee.active) {
+      throw assigneeNotFound();
     }
     const today = todayIn(assignee.timezone);
     const requested = command.plateDate ?? today;
-    if (!isRealDate(requested))
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', [{ path: 'plate_date', issue: 'not a calendar date' }]);
+    if (!isRealDate(requested)) throw notACalendarDate('plate_date');
     if (requested < today) {
-      throw new DomainError(ErrorCode.PLATE_DATE_IN_PAST, `plate_date is before the assignee's today (${today} in ${assignee.timezone}).`, [
-        { path: 'plate_date', issue: `before ${today}` },
-      ]);
+      throw plateDateInPast(today, assignee.timezone);
     }
+    try {
+      return await this.claimAndInsert(itemId, command, assignee, requested);
+    } catch (err) {
+      // The same command handled at the same moment by another replica (a rebalance): its insert won.
+      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') {
+        const raced = await this.replayed(itemId, command);
+        if (raced) return raced;
+      }
+      throw err;
+    }
+  }
+
+  private async replayed(itemId: string, command: AssignPlateItemV1): Promise<PlateAssignmentV1 | null> {
+    const found = await this.plate.assigned(itemId);
+    if (!found) return null;
+    const { item, activeCount } = found;
+    const assignee = await this.members.newest(command.actor.workspaceId, item.assignee_id, command.assignee);
+    return {
+      plateItemId: item.id,
+      assigneeId: item.assignee_id,
+      plateDate: item.plate_date,
+      overflowed: item.plate_date !== (command.plateDate ?? item.plate_date),
+      activeCount,
+      capacity: assignee?.plateCapacity ?? activeCount,
+    };
+  }
+
+  private claimAndInsert(
+    itemId: string,
+    command: AssignPlateItemV1,
+    assignee: NonNullable<Awaited<ReturnType<MembersRepository['newest']>>>,
+    requested: string,
+  ): Promise<PlateAssignmentV1> {
+    const { actor } = command;
     return this.plate.transaction(async (manager) => {
       let date = requested;
       for (let step = 0; step <= MAX_OVERFLOW_DAYS; step++, date = nextDay(date)) {
@@ -63,7 +117,7 @@ export class PlateService {
         const activeCount = await this.plate.claimSlot(manager, assignee.memberId, date, assignee.plateCapacity);
         if (activeCount === null) continue;
         const item = await this.plate.insertItem(manager, {
-          id: randomUUID(),
+          id: itemId,
           workspace_id: actor.workspaceId,
           assignee_id: assignee.memberId,
           assigned_by: actor.memberId,
@@ -79,25 +133,33 @@ export class PlateService {
           capacity: assignee.plateCapacity,
         };
       }
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, `The assignee's plate has no room in the next ${MAX_OVERFLOW_DAYS} days.`, [
-        { path: 'assignee_id', issue: assignee.plateCapacity === 0 ? 'plate capacity is 0' : 'no working day with room' },
-      ]);
+      throw plateFull(MAX_OVERFLOW_DAYS, assignee.plateCapacity === 0);
     });
   }
 
-  async day(actor: ActorV1, date?: string): Promise<PlateDayV1> {
-    const me = await this.members.findInWorkspace(actor.workspaceId, actor.memberId);
-    if (!me) throw new DomainError(ErrorCode.UNAVAILABLE, 'Your profile has not reached the plate service yet; retry shortly.');
+  /** The caller's day, a page of items at a time (a day keeps every done item). */
+  async day({ actor, date, limit = MAX_PAGE_SIZE, cursor }: GetPlateV1): Promise<PlateDayV1> {
+    const me = await this.members.newest(actor.workspaceId, actor.memberId, actor.profile);
+    if (!me) throw profileNotProjectedYet();
     const day = date ?? todayIn(me.timezone);
-    if (!isRealDate(day))
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', [{ path: 'date', issue: 'not a calendar date' }]);
-    const { activeCount, items } = await this.plate.day(me.memberId, day);
-    return { date: day, capacity: me.plateCapacity, activeCount, items: items.map(toItem) };
+    if (!isRealDate(day)) throw notACalendarDate('date');
+    const scope: CursorScope = { list: 'plate.day', owner: actor.memberId, filters: { date: day } };
+    const after = this.cursors.createdAtKey(cursor, scope);
+    const { activeCount, items } = await this.plate.day(me.memberId, day, limit + 1, after);
+    const page = items.slice(0, limit).map(toItem);
+    const last = page[page.length - 1];
+    return {
+      date: day,
+      capacity: me.plateCapacity,
+      activeCount,
+      items: page,
+      nextCursor: items.length > limit && last ? this.cursors.encode([last.createdAt, last.plateItemId], scope) : null,
+    };
   }
 
   async complete(actor: ActorV1, plateItemId: string): Promise<PlateItemV1> {
     const item = await this.plate.transaction((manager) => this.plate.complete(manager, actor.workspaceId, plateItemId, actor.memberId));
-    if (!item) throw new DomainError(ErrorCode.NOT_FOUND, `No plate item ${plateItemId}.`);
+    if (!item) throw plateItemNotFound(plateItemId);
     return toItem(item);
   }
 }

@@ -1,30 +1,26 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { MemberChanged } from '@worktrack/contracts';
-import { KafkaClient, LOGGER, MessageConsumer, Metrics, type AppLogger } from '@worktrack/platform';
-import { MembersRepository } from './members.repository';
+import { Controller, type OnApplicationBootstrap } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { MemberState, type PayloadOf } from '@worktrack/contracts';
+import { HandleEvent } from '@worktrack/platform';
+import { SessionsMembersService } from './members.service';
 
 /**
- * Reads `identity.member.changed` v1 from `identity.events` (group
+ * Reads `identity.member.state` from the compacted `identity.members` (group
  * `sessions.members`, every replica sharing it) into the members projection.
- * At-least-once; the upsert makes a repeat harmless, and the member-id key
+ * At-least-once; the upsert keeps the newest version, and the member-id key
  * keeps one member's changes in order.
  */
-@Injectable()
-export class MembersConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly consumer: MessageConsumer;
+@Controller()
+export class SessionsMembersConsumer implements OnApplicationBootstrap {
+  constructor(private readonly members: SessionsMembersService) {}
 
-  constructor(kafka: KafkaClient, @Inject(LOGGER) logger: AppLogger, metrics: Metrics, members: MembersRepository) {
-    this.consumer = new MessageConsumer(kafka, logger.child({ component: 'members-consumer' }), metrics, {
-      groupId: 'sessions.members',
-      fromBeginning: true,
-    }).on(MemberChanged, (member) => members.upsert(member, new Date()));
-  }
-
+  /** Before the transport starts consuming (issue 15): an empty projection is rebuilt from the topic's start. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.consumer.start();
+    await this.members.rebuildIfEmpty();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.consumer.stop();
+  @HandleEvent(MemberState, { group: SessionsMembersService.GROUP })
+  upsert(@Payload() member: PayloadOf<typeof MemberState>): Promise<void> {
+    return this.members.upsert(member);
   }
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
-import { MembersConsumer } from './members.consumer';
+import { SessionsMembersConsumer } from './members.consumer';
 import { MembersRepository } from './members.repository';
+import { SessionsMembersService } from './members.service';
 
 /** The members projection (profile time zones, D-29), fed by identity's member changes. */
 @Module({
-  providers: [MembersRepository, MembersConsumer],
+  controllers: [SessionsMembersConsumer],
+  providers: [MembersRepository, SessionsMembersService],
   exports: [MembersRepository],
 })
 export class MembersModule {}

@@ -1,4 +1,4 @@
-import { calendarRange, zoneOrUtc } from './calendar-range';
+import { calendarRange, isUsableZone } from './calendar-range';
 
 const iso = (d: Date | undefined): string | undefined => d?.toISOString();
 
@@ -21,10 +21,10 @@ describe('calendarRange (D-29: calendar dates in the member time zone)', () => {
     expect(r.to).toBeUndefined();
   });
 
-  it('reads UTC when the zone is unknown or missing', () => {
-    expect(zoneOrUtc(undefined)).toBe('UTC');
-    expect(zoneOrUtc('Mars/Olympus')).toBe('UTC');
-    expect(zoneOrUtc('Asia/Kolkata')).toBe('Asia/Kolkata');
+  it('has no fallback zone: an unknown or missing zone is unusable (issue 15)', () => {
+    expect(isUsableZone(undefined)).toBe(false);
+    expect(isUsableZone('Mars/Olympus')).toBe(false);
+    expect(isUsableZone('Asia/Kolkata')).toBe(true);
     expect(iso(calendarRange(undefined, '2026-01-01', 'UTC').to)).toBe('2026-01-02T00:00:00.000Z');
   });
 });

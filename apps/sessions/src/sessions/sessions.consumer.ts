@@ -1,22 +1,36 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { CloseSession, ListSessions, PauseSession, ResumeSession, StartSession } from '@worktrack/contracts';
-import { CommandServer } from '@worktrack/platform';
+import { Controller } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { CloseSession, ListSessions, PauseSession, ResumeSession, StartSession, type PayloadOf } from '@worktrack/contracts';
+import { ContractContext, HandleCommand } from '@worktrack/platform';
 import { SessionsService } from './sessions.service';
 
-/** Handles the `sessions.session.*` commands on `sessions.commands`. */
-@Injectable()
-export class SessionsConsumer implements OnModuleInit {
-  constructor(
-    private readonly commands: CommandServer,
-    private readonly sessions: SessionsService,
-  ) {}
+/** The `sessions.session.*` commands on `sessions.commands`. */
+@Controller()
+export class SessionsConsumer {
+  constructor(private readonly sessions: SessionsService) {}
 
-  onModuleInit(): void {
-    this.commands
-      .handle(StartSession, (command, meta) => this.sessions.start(command, meta.messageId))
-      .handle(PauseSession, (command) => this.sessions.pause(command))
-      .handle(ResumeSession, (command) => this.sessions.resume(command))
-      .handle(CloseSession, (command) => this.sessions.close(command))
-      .handle(ListSessions, (query) => this.sessions.list(query));
+  @HandleCommand(StartSession)
+  start(@Payload() command: PayloadOf<typeof StartSession>, @Ctx() ctx: ContractContext) {
+    return this.sessions.start(command, ctx.messageId);
+  }
+
+  @HandleCommand(PauseSession)
+  pause(@Payload() command: PayloadOf<typeof PauseSession>) {
+    return this.sessions.pause(command);
+  }
+
+  @HandleCommand(ResumeSession)
+  resume(@Payload() command: PayloadOf<typeof ResumeSession>) {
+    return this.sessions.resume(command);
+  }
+
+  @HandleCommand(CloseSession)
+  close(@Payload() command: PayloadOf<typeof CloseSession>) {
+    return this.sessions.close(command);
+  }
+
+  @HandleCommand(ListSessions)
+  list(@Payload() query: PayloadOf<typeof ListSessions>) {
+    return this.sessions.list(query);
   }
 }

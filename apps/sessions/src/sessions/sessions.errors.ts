@@ -20,3 +20,11 @@ export const idempotencyKeyReused = (): DomainError =>
 
 export const sessionValidationFailed = (details: ErrorDetail[]): DomainError =>
   new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
+
+/** D-29: the member projection has not caught up with identity yet (issue 15). */
+export const profileNotProjectedYet = (): DomainError =>
+  new DomainError(ErrorCode.UNAVAILABLE, 'Your profile has not reached the sessions service yet; retry shortly.');
+
+/** A cursor that verified but does not decode to a position (D-27 pages). */
+export const malformedCursor = (): DomainError =>
+  new DomainError(ErrorCode.INVALID_CURSOR, 'The cursor is not valid for this query (malformed).');

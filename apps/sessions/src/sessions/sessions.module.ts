@@ -9,6 +9,7 @@ import { SessionsSweeper } from './sessions.sweeper';
 
 @Module({
   imports: [MembersModule],
+  controllers: [SessionsConsumer],
   providers: [
     ...outboxRelayProviders,
     { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
@@ -16,7 +17,6 @@ import { SessionsSweeper } from './sessions.sweeper';
     SessionsPublisher,
     SessionsService,
     SessionsSweeper,
-    SessionsConsumer,
   ],
 })
 export class SessionsModule {}

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import {
-  ErrorCode,
   MAX_CLOSE_BACKDATE_MS,
   startTimesIssues,
   type ActorV1,
@@ -15,13 +14,20 @@ import {
   type SessionV1,
   type StartSessionV1,
 } from '@worktrack/contracts';
-import { DomainError, SignedCursor } from '@worktrack/platform';
+import { DomainError, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { MembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
-import { calendarRange, zoneOrUtc } from './calendar-range';
+import { calendarRange, isUsableZone } from './calendar-range';
 import type { SessionEntity } from './entities/session.entity';
 import { sessionIdFor, startBodyHash } from './session-ids';
-import { idempotencyKeyReused, sessionNotFound, sessionStateConflict, sessionValidationFailed } from './sessions.errors';
+import {
+  idempotencyKeyReused,
+  malformedCursor,
+  profileNotProjectedYet,
+  sessionNotFound,
+  sessionStateConflict,
+  sessionValidationFailed,
+} from './sessions.errors';
 import { SessionsPublisher } from './sessions.publisher';
 import { SessionsRepository, type NewSessionRow, type SessionKey } from './sessions.repository';
 
@@ -120,14 +126,19 @@ export class SessionsService {
     );
   }
 
-  /** D-29: `from`/`to` are calendar dates of `started_at` in the member's profile time zone (UTC while the member is unknown here). */
+  /**
+   * D-29: `from`/`to` are calendar dates of `started_at` in the member's
+   * profile time zone. A member this service cannot place in a zone gets 503
+   * UNAVAILABLE (retryable), never a UTC guess (issue 15).
+   */
   async list(query: ListSessionsV1): Promise<SessionPageV1> {
     const { actor, limit, cursor, ...filters } = query;
     if (filters.from && filters.to && filters.from > filters.to) {
       throw sessionValidationFailed([{ path: 'from', issue: 'from must not be after to' }]);
     }
-    const before = cursor ? this.position(cursor, filters) : undefined;
-    const zone = filters.from || filters.to ? zoneOrUtc(await this.members.timezoneOf(actor.memberId)) : 'UTC';
+    const scope: CursorScope = { list: 'sessions', owner: actor.memberId, filters };
+    const before = cursor ? this.position(cursor, scope) : undefined;
+    const zone = filters.from || filters.to ? await this.zoneOf(actor) : 'UTC';
     const rows = await this.sessions.page({
       memberId: actor.memberId,
       workspaceId: actor.workspaceId,
@@ -142,8 +153,16 @@ export class SessionsService {
     const last = page[page.length - 1];
     return {
       sessions: page.map(presentSession),
-      nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], filters) : null,
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], scope) : null,
     };
+  }
+
+  private async zoneOf(actor: ActorV1): Promise<string> {
+    const zone = await this.members.timezoneOf(actor);
+    if (!isUsableZone(zone)) {
+      throw profileNotProjectedYet();
+    }
+    return zone;
   }
 
   private async startIn(
@@ -277,11 +296,11 @@ export class SessionsService {
     return presentSession(outcome.session);
   }
 
-  private position(cursor: string, filters: Record<string, unknown>): { startedAt: Date; id: string } {
-    const [startedAt, id] = this.cursors.decode(cursor, filters);
+  private position(cursor: string, scope: CursorScope): { startedAt: Date; id: string } {
+    const [startedAt, id] = this.cursors.decode(cursor, scope);
     const at = new Date(String(startedAt));
     if (typeof startedAt !== 'string' || typeof id !== 'string' || Number.isNaN(at.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) {
-      throw new DomainError(ErrorCode.INVALID_CURSOR, 'The cursor is not valid for this query (malformed).');
+      throw malformedCursor();
     }
     return { startedAt: at, id };
   }

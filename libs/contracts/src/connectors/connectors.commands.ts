@@ -18,7 +18,9 @@ import {
 } from 'class-validator';
 import { ActorV1 } from '../identity/member';
 import { TOKEN_ID_PATTERN } from '../identity/api-token-format';
+import { MaxCodePoints } from '../input-safety';
 import { defineCommand } from '../message';
+import { MAX_PAGE_SIZE } from '../pagination';
 
 /** D-36: the built-in connectors. */
 export const CONNECTOR_KINDS = ['github', 'slack', 'calendar'] as const;
@@ -32,8 +34,14 @@ export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
 export const MIN_POLL_INTERVAL_SECONDS = 60;
 export const MAX_POLL_INTERVAL_SECONDS = 86_400;
 export const DEFAULT_POLL_INTERVAL_SECONDS = 300;
-/** Webhook bodies the gateway forwards (GitHub caps its own at 25 MB; ours is the gateway body limit). */
+/**
+ * Webhook bodies the gateway forwards as received (the provider's signature
+ * is checked again by the connectors service). Larger verified deliveries —
+ * GitHub sends up to 25 MB — are forwarded reduced, with an edge attestation
+ * (ADR 0011), at most MAX_REDUCED_WEBHOOK_BODY_BYTES.
+ */
 export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
+export const MAX_REDUCED_WEBHOOK_BODY_BYTES = 2 * 1_048_576;
 
 /**
  * POST /v1/connectors. `secret` is the webhook secret (github) or the signing
@@ -44,12 +52,12 @@ export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
 export class CreateConnectorV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsIn(CONNECTOR_KINDS) kind!: ConnectorKind;
-  @IsString() @MinLength(1) @MaxLength(100) name!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(100) name!: string;
   @IsOptional() @IsUUID() memberId?: string;
   /** The provider account whose activity is the member's (GitHub login, Slack user id); null = all. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) account?: string;
-  @IsOptional() @IsString() @MinLength(8) @MaxLength(256) secret?: string;
-  @IsOptional() @IsString() @MaxLength(2048) feedUrl?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxCodePoints(100) account?: string;
+  @IsOptional() @IsString() @MinLength(8) @MaxCodePoints(256) secret?: string;
+  @IsOptional() @IsString() @MaxCodePoints(2048) feedUrl?: string;
   @IsOptional() @IsInt() @Min(MIN_POLL_INTERVAL_SECONDS) @Max(MAX_POLL_INTERVAL_SECONDS) pollIntervalSeconds?: number;
 }
 
@@ -84,9 +92,13 @@ export const CreateConnector = defineCommand({
 
 export class ConnectorListV1 {
   @IsArray() @ValidateNested({ each: true }) @Type(() => ConnectorV1) connectors!: ConnectorV1[];
+  @IsOptional() @IsString() nextCursor?: string | null;
 }
 export class ListConnectorsV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  /** Page size (default DEFAULT_PAGE_SIZE); optional so requesters of before pagination keep working. */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_PAGE_SIZE) limit?: number;
+  @IsOptional() @IsString() @MaxLength(512) cursor?: string;
 }
 /** The caller's connectors: those acting for the caller and those the caller created. */
 export const ListConnectors = defineCommand({
@@ -165,10 +177,23 @@ export class WebhookHeadersV1 {
 }
 
 /**
- * A webhook delivery, forwarded by the gateway before anything is verified:
- * the connectors service owns the secret, checks the signature over the exact
- * bytes, logs the delivery and answers at once; ingestion follows
- * asynchronously (D-36).
+ * ADR 0011: the gateway verified the provider's signature over the original
+ * bytes (`rawSha256`, `rawBytes`) and forwards a reduced body; `mac` binds
+ * the two (libs/contracts edge-attestation.ts).
+ */
+export class EdgeAttestationV1 {
+  @Matches(/^[0-9a-f]{64}$/) rawSha256!: string;
+  @IsInt() @Min(0) rawBytes!: number;
+  @Matches(/^[0-9a-f]{64}$/) mac!: string;
+}
+
+/**
+ * A webhook delivery, forwarded by the gateway after it verified the
+ * provider's signature at the edge (ADR 0011). The connectors service owns
+ * the secret and never takes the gateway's word for it: it checks the
+ * provider's signature over the exact bytes again, or — for a reduced
+ * delivery — the edge attestation; then it logs the delivery and answers at
+ * once; ingestion follows asynchronously (D-36).
  */
 export class ReceiveWebhookV1 {
   @IsIn(WEBHOOK_PROVIDERS) provider!: WebhookProvider;
@@ -178,6 +203,8 @@ export class ReceiveWebhookV1 {
   @IsString() body!: string;
   @IsIn(['utf8', 'base64']) bodyEncoding!: 'utf8' | 'base64';
   @IsISO8601({ strict: true }) receivedAt!: string;
+  /** Present when `body` is a reduced form of a larger verified delivery. */
+  @IsOptional() @ValidateNested() @Type(() => EdgeAttestationV1) edge?: EdgeAttestationV1;
 }
 export class WebhookAckV1 {
   @IsIn(['accepted', 'ignored', 'challenge']) outcome!: 'accepted' | 'ignored' | 'challenge';
@@ -192,3 +219,28 @@ export const ReceiveWebhook = defineCommand({
   payload: ReceiveWebhookV1,
   result: WebhookAckV1,
 });
+
+/** ADR 0011: the gateway asks for a live webhook connector's secret, sealed to a one-off X25519 key. */
+export class GetWebhookSecretV1 {
+  @IsIn(WEBHOOK_PROVIDERS) provider!: WebhookProvider;
+  @IsUUID() connectorId!: string;
+  /** SPKI DER, base64 (44 bytes for X25519). */
+  @IsString() @MaxLength(200) publicKey!: string;
+}
+export class SealedWebhookSecretV1 {
+  @IsString() @MaxLength(200) publicKey!: string;
+  @IsString() @MaxLength(40) iv!: string;
+  @IsString() @MaxLength(1000) ciphertext!: string;
+  @IsString() @MaxLength(40) tag!: string;
+}
+/** NOT_FOUND when there is no live connector of that provider with a secret. */
+export const GetWebhookSecret = defineCommand({
+  type: 'connectors.webhook.secret',
+  version: 1,
+  topic: 'connectorsCommands',
+  payload: GetWebhookSecretV1,
+  result: SealedWebhookSecretV1,
+});
+
+/** The AES-GCM associated data of a sealed webhook secret: binds it to its connector. */
+export const webhookSecretSealContext = (provider: string, connectorId: string): string => `${provider}:${connectorId}`;

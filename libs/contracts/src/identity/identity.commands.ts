@@ -1,9 +1,24 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { defineCommand } from '../message';
+import { MaxCodePoints } from '../input-safety';
+import { MAX_PAGE_SIZE } from '../pagination';
 import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN } from './api-token-format';
-import { ActorV1, ApiTokenV1, MemberV1, TOKEN_SCOPES, type TokenScope } from './member';
+import { ActorV1, ApiTokenV1, MEMBER_ROLES, MemberV1, TOKEN_SCOPES, WorkingHours, type MemberRole, type TokenScope } from './member';
 
 /**
  * Verifies an API token (D-8). The gateway sends the token id and the SHA-256
@@ -41,7 +56,7 @@ export const GetMe = defineCommand({
 /** D-10: create an API token for the caller; the full token is in the result, once. */
 export class CreateTokenV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
-  @IsString() @MinLength(1) @MaxLength(100) name!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(100) name!: string;
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
 }
 export class CreatedTokenV1 extends ApiTokenV1 {
@@ -55,14 +70,22 @@ export const CreateToken = defineCommand({
   result: CreatedTokenV1,
 });
 
+export class ListTokensV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  /** Page size (default DEFAULT_PAGE_SIZE); optional so requesters of before pagination keep working. */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_PAGE_SIZE) limit?: number;
+  @IsOptional() @IsString() @MaxLength(512) cursor?: string;
+}
 export class TokenListV1 {
   @IsArray() @ValidateNested({ each: true }) @Type(() => ApiTokenV1) tokens!: ApiTokenV1[];
+  @IsOptional() @IsString() nextCursor?: string | null;
 }
+/** The caller's tokens, newest first, a page at a time. */
 export const ListTokens = defineCommand({
   type: 'identity.token.list',
   version: 1,
   topic: 'identityCommands',
-  payload: ActorOnlyV1,
+  payload: ListTokensV1,
   result: TokenListV1,
 });
 
@@ -81,7 +104,7 @@ export const RevokeToken = defineCommand({
 /** D-12: register an agent in the caller's workspace; its token is in the result, once. */
 export class RegisterAgentV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
-  @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(200) name!: string;
   @IsOptional() @IsIn(TOKEN_SCOPES) scope?: TokenScope;
 }
 export class RegisteredAgentV1 {
@@ -104,7 +127,7 @@ export const RegisterAgent = defineCommand({
 export class IssueConnectorCredentialV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsUUID() memberId!: string;
-  @IsString() @MinLength(1) @MaxLength(100) name!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(100) name!: string;
 }
 export const IssueConnectorCredential = defineCommand({
   type: 'identity.connector-credential.issue',
@@ -112,4 +135,66 @@ export const IssueConnectorCredential = defineCommand({
   topic: 'identityCommands',
   payload: IssueConnectorCredentialV1,
   result: CreatedTokenV1,
+});
+
+/**
+ * The gateway resolves every credential (a session JWT's `sub`/`wid`, an API
+ * token's member) and every assignee to a member that exists, is active and
+ * belongs to that workspace. UNAUTHENTICATED otherwise (a foreign or missing
+ * member is the same answer, D-7).
+ */
+export class ResolveMemberV1 {
+  @IsUUID() workspaceId!: string;
+  @IsUUID() memberId!: string;
+}
+export const ResolveMember = defineCommand({
+  type: 'identity.member.resolve',
+  version: 1,
+  topic: 'identityCommands',
+  payload: ResolveMemberV1,
+  result: MemberV1,
+});
+
+/** `PATCH /v1/me`: the caller changes their own profile; absent fields are kept. */
+export class UpdateMeV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  /** IANA time zone name (identity checks that it is one). */
+  @IsOptional() @IsString() @MinLength(1) @MaxCodePoints(64) timezone?: string;
+  @IsOptional() @ValidateNested() @Type(() => WorkingHours) workingHours?: WorkingHours;
+  @IsOptional() @IsString() @MinLength(1) @MaxCodePoints(200) displayName?: string;
+}
+export const UpdateMe = defineCommand({
+  type: 'identity.me.update',
+  version: 1,
+  topic: 'identityCommands',
+  payload: UpdateMeV1,
+  result: MemberV1,
+});
+
+/** `PATCH /v1/members/{member_id}` (owner or admin, full credential): plate capacity and role. */
+export class UpdateMemberV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsUUID() memberId!: string;
+  @IsOptional() @IsInt() @Min(0) @Max(1000) plateCapacity?: number;
+  @IsOptional() @IsIn(MEMBER_ROLES) role?: MemberRole;
+}
+export const UpdateMember = defineCommand({
+  type: 'identity.member.update',
+  version: 1,
+  topic: 'identityCommands',
+  payload: UpdateMemberV1,
+  result: MemberV1,
+});
+
+/** `POST /v1/members/{member_id}/deactivate` (owner or admin, full credential): idempotent. */
+export class DeactivateMemberV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsUUID() memberId!: string;
+}
+export const DeactivateMember = defineCommand({
+  type: 'identity.member.deactivate',
+  version: 1,
+  topic: 'identityCommands',
+  payload: DeactivateMemberV1,
+  result: MemberV1,
 });

@@ -4,8 +4,19 @@ import { TOKEN_ID_PATTERN } from './api-token-format';
 import { defineMessage } from '../message';
 import { MemberV1 } from './member';
 
-/** A member was created or changed (consumers keep their own projection; key = member id). */
+/**
+ * A member was created or changed (key = member id): the gateway replicas'
+ * credential caches follow it. Projections read `MemberState` instead.
+ */
 export const MemberChanged = defineMessage({ type: 'identity.member.changed', version: 1, topic: 'identityEvents', payload: MemberV1 });
+
+/**
+ * A member's whole current state on the log-compacted `identity.members`
+ * (key = member id): the topic keeps at least the latest state of every
+ * member forever, so a new consumer, or one whose projection was emptied,
+ * rebuilds every member by reading it from the start.
+ */
+export const MemberState = defineMessage({ type: 'identity.member.state', version: 1, topic: 'identityMembers', payload: MemberV1 });
 
 /** An API token was revoked: every gateway replica drops it from its cache (D-10: within 5 s). */
 export class TokenRevokedV1 {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   IsArray,
+  IsBoolean,
   IsEmail,
   IsIn,
   IsInt,
@@ -10,12 +11,12 @@ import {
   IsUUID,
   Matches,
   Max,
-  MaxLength,
   Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
 import { TOKEN_ID_PATTERN } from './api-token-format';
+import { MaxCodePoints } from '../input-safety';
 
 export const MEMBER_KINDS = ['human', 'agent'] as const;
 export type MemberKind = (typeof MEMBER_KINDS)[number];
@@ -50,13 +51,48 @@ export class MemberV1 {
   @IsUUID() workspaceId!: string;
   @IsIn(MEMBER_KINDS) kind!: MemberKind;
   @IsIn(MEMBER_ROLES) role!: MemberRole;
-  @IsString() @MinLength(1) @MaxLength(200) displayName!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(200) displayName!: string;
   @IsOptional() @IsEmail() email!: string | null;
   /** IANA time zone name. */
-  @IsString() @MinLength(1) @MaxLength(64) timezone!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(64) timezone!: string;
   @ValidateNested() @Type(() => WorkingHours) workingHours!: WorkingHours;
   @IsInt() @Min(0) @Max(1000) plateCapacity!: number;
+  /**
+   * Grows by one with every change of the member (1 at creation). Consumers
+   * keep the highest they saw, so a late or replayed message never undoes a
+   * newer one. Absent in messages written before versions existed (read as 0).
+   */
+  @IsOptional() @IsInt() @Min(0) version?: number;
+  /** False once the member is deactivated (nothing of theirs is deleted). Absent: true. */
+  @IsOptional() @IsBoolean() active?: boolean;
 }
+
+/**
+ * What services need of a member to act for them (timezone, working days,
+ * plate capacity), as identity knew it when the gateway resolved the
+ * credential or the assignee: carried with commands so a member is usable
+ * everywhere the moment identity answered, before any projection caught up.
+ */
+export class MemberProfileV1 {
+  @IsUUID() memberId!: string;
+  @IsUUID() workspaceId!: string;
+  @IsIn(MEMBER_ROLES) role!: MemberRole;
+  /** IANA time zone name. */
+  @IsString() @MinLength(1) @MaxCodePoints(64) timezone!: string;
+  @ValidateNested() @Type(() => WorkingHours) workingHours!: WorkingHours;
+  @IsInt() @Min(0) @Max(1000) plateCapacity!: number;
+  @IsInt() @Min(0) version!: number;
+}
+
+export const toMemberProfile = (m: MemberV1): MemberProfileV1 => ({
+  memberId: m.memberId,
+  workspaceId: m.workspaceId,
+  role: m.role,
+  timezone: m.timezone,
+  workingHours: m.workingHours,
+  plateCapacity: m.plateCapacity,
+  version: m.version ?? 0,
+});
 
 /** Who a command acts as: the gateway's authenticated principal. */
 export class ActorV1 {
@@ -65,6 +101,8 @@ export class ActorV1 {
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
   @IsIn(['api_token', 'jwt']) credential!: 'api_token' | 'jwt';
   @IsOptional() @Matches(TOKEN_ID_PATTERN) tokenId?: string;
+  /** The member's profile as the gateway resolved it (absent from senders that did not resolve one). */
+  @IsOptional() @ValidateNested() @Type(() => MemberProfileV1) profile?: MemberProfileV1;
 }
 
 /** An API token as listed (never its secret). */

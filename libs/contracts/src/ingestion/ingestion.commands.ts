@@ -17,6 +17,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ActorV1 } from '../identity/member';
+import { IsDateTime } from '../calendar';
+import { MaxCodePoints } from '../input-safety';
 import { defineCommand } from '../message';
 import { MAX_EVENTS_PER_BATCH, MAX_EXTERNAL_ID_LENGTH, SLUG_PATTERN } from './activity-event.rules';
 
@@ -24,9 +26,9 @@ import { MAX_EVENTS_PER_BATCH, MAX_EXTERNAL_ID_LENGTH, SLUG_PATTERN } from './ac
 export class ActivityEventInputV1 {
   @Matches(SLUG_PATTERN) sourceType!: string;
   @Matches(SLUG_PATTERN) eventType!: string;
-  @IsISO8601({ strict: true }) occurredAt!: string;
+  @IsDateTime() occurredAt!: string;
   @IsObject() payload!: Record<string, unknown>;
-  @IsOptional() @IsString() @MaxLength(MAX_EXTERNAL_ID_LENGTH) externalId?: string;
+  @IsOptional() @IsString() @MaxCodePoints(MAX_EXTERNAL_ID_LENGTH) externalId?: string;
 }
 
 /** Stores a batch all-or-nothing (D-17) and answers once it is committed (D-20). */
@@ -57,8 +59,8 @@ export const IngestEvents = defineCommand({
 /** D-21: the caller's timeline, newest first, keyset-paginated. */
 export class ListEventsV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
-  @IsOptional() @IsISO8601({ strict: true }) from?: string;
-  @IsOptional() @IsISO8601({ strict: true }) to?: string;
+  @IsOptional() @IsDateTime() from?: string;
+  @IsOptional() @IsDateTime() to?: string;
   @IsOptional() @Matches(SLUG_PATTERN) sourceType?: string;
   @IsOptional() @Matches(SLUG_PATTERN) eventType?: string;
   @IsOptional() @IsUUID() sessionId?: string;

@@ -8,7 +8,6 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Matches,
   Max,
   MaxLength,
   Min,
@@ -17,7 +16,8 @@ import {
 } from 'class-validator';
 import { ActorV1 } from '../identity/member';
 import { defineCommand } from '../message';
-import { CALENDAR_DATE_PATTERN } from '../calendar';
+import { IsCalendarDate, IsDateTime } from '../calendar';
+import { MaxCodePoints } from '../input-safety';
 import {
   MAX_CLOSING_NOTE_LENGTH,
   MAX_ESTIMATED_DURATION_MIN,
@@ -42,17 +42,17 @@ export class StartSessionV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   /** The gateway's time of receipt: with the command's message id it fixes the new session's id, so a redelivered command starts nothing twice. */
   @IsISO8601({ strict: true }) requestedAt!: string;
-  @IsString() @MaxLength(MAX_INTENT_TEXT_LENGTH) intentText!: string;
+  @IsString() @MaxCodePoints(MAX_INTENT_TEXT_LENGTH) intentText!: string;
   @IsIn(SESSION_SOURCES) source!: SessionSource;
   @IsOptional() @IsUUID() goalId?: string;
   @IsOptional() @IsUUID() taskId?: string;
   @IsOptional() @IsUUID() projectId?: string;
   @IsOptional() @IsInt() @Min(1) @Max(MAX_ESTIMATED_DURATION_MIN) estimatedDurationMin?: number;
   /** Manual only, RFC 3339 with an offset. */
-  @IsOptional() @IsISO8601({ strict: true }) startedAt?: string;
+  @IsOptional() @IsDateTime() startedAt?: string;
   /** Manual only. */
-  @IsOptional() @IsISO8601({ strict: true }) endedAt?: string;
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH) idempotencyKey?: string;
+  @IsOptional() @IsDateTime() endedAt?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxCodePoints(MAX_IDEMPOTENCY_KEY_LENGTH) idempotencyKey?: string;
 }
 export const StartSession = defineCommand({
   type: 'sessions.session.start',
@@ -66,7 +66,7 @@ export const StartSession = defineCommand({
 export class PauseSessionV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsUUID() sessionId!: string;
-  @IsOptional() @IsString() @MaxLength(MAX_PAUSE_REASON_LENGTH) pauseReason?: string;
+  @IsOptional() @IsString() @MaxCodePoints(MAX_PAUSE_REASON_LENGTH) pauseReason?: string;
 }
 export const PauseSession = defineCommand({
   type: 'sessions.session.pause',
@@ -93,9 +93,9 @@ export const ResumeSession = defineCommand({
 export class CloseSessionV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsUUID() sessionId!: string;
-  @IsOptional() @IsString() @MaxLength(MAX_CLOSING_NOTE_LENGTH) closingNote?: string;
+  @IsOptional() @IsString() @MaxCodePoints(MAX_CLOSING_NOTE_LENGTH) closingNote?: string;
   /** Back-dates the close: within the last 24 h, not before `startedAt`, not in the future; capped at the maximum duration. */
-  @IsOptional() @IsISO8601({ strict: true }) closedAt?: string;
+  @IsOptional() @IsDateTime() closedAt?: string;
 }
 export const CloseSession = defineCommand({
   type: 'sessions.session.close',
@@ -110,8 +110,8 @@ export class ListSessionsV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsOptional() @IsIn(SESSION_STATES) state?: SessionState;
   /** Inclusive calendar dates of `startedAt` in the member's profile time zone. */
-  @IsOptional() @Matches(CALENDAR_DATE_PATTERN) @IsISO8601({ strict: true }) from?: string;
-  @IsOptional() @Matches(CALENDAR_DATE_PATTERN) @IsISO8601({ strict: true }) to?: string;
+  @IsOptional() @IsCalendarDate() from?: string;
+  @IsOptional() @IsCalendarDate() to?: string;
   @IsOptional() @IsUUID() goalId?: string;
   @IsOptional() @IsUUID() projectId?: string;
   @IsInt() @Min(1) @Max(MAX_SESSIONS_PAGE_SIZE) limit!: number;

@@ -3,12 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
+import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { AppConfig } from '../config/base.config';
 import { ReadinessService } from '../health/readiness.service';
 import { HttpErrorFilter, sendError } from '../http/http-error.filter';
+import { httpLayerErrorOptions } from '../http/http-layer-errors';
 import { logContext, NestPinoLogger, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
+import { KafkaClient } from '../kafka/kafka.client';
+import { backoffMs, dependenciesOf, StartingProbes, waitForDependencies, type DependencyCheck } from './dependencies';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -47,7 +51,16 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Runs after the app is created and before it listens (prefix, pipes, docs). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
+  /** What start-up waits for (default: Kafka, and Postgres for a ServiceConfig). */
+  dependencies?: Record<string, DependencyCheck>;
+  /** Start-up attempts once the dependencies answered, before giving up (exit 1). */
+  startAttempts?: number;
+  /** The app's message transport (`connectMicroservice({ strategy })`), started after init and before the app listens. */
+  microservice?: (app: NestFastifyApplication) => CustomTransportStrategy;
 }
+
+/** Retry-After on a 503: how soon a client may try again (D-2 UNAVAILABLE). */
+export const RETRY_AFTER_SECONDS = 1;
 
 /**
  * Creates a Nest app on Fastify with the platform's HTTP conventions: request
@@ -57,19 +70,78 @@ export interface HttpAppOptions {
  * app ready.
  */
 export async function createHttpApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
-  const { config, logger, metrics } = options;
+  const { config, logger } = options;
+  // Issue 21: dependencies are waited for (not ready meanwhile), never a reason to exit.
+  const probes = new StartingProbes();
+  await probes.listen(config.HTTP_PORT);
+  let app: NestFastifyApplication | undefined;
+  // Metrics the app's providers add are registered again by the next attempt's providers.
+  const baseMetrics = new Set(options.metrics.registry.getMetricsAsArray().map((m) => m.name));
+  try {
+    const attempts = options.startAttempts ?? 10;
+    for (let attempt = 1; !app; attempt++) {
+      await waitForDependencies(options.dependencies ?? dependenciesOf(config), logger, probes);
+      let candidate: NestFastifyApplication | undefined;
+      try {
+        candidate = await createNestApp(module, options);
+        if (options.microservice) candidate.connectMicroservice({ strategy: options.microservice(candidate) });
+        await candidate.init();
+        await candidate.startAllMicroservices();
+        app = candidate;
+      } catch (err) {
+        // A dependency lost between its check and the app's start (or topics not created yet).
+        if (candidate) await closeBounded(candidate, 10_000);
+        if (attempt >= attempts) throw err;
+        for (const m of options.metrics.registry.getMetricsAsArray()) {
+          if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
+        }
+        const delay = backoffMs(attempt);
+        logger.warn({ err, attempt, retryInMs: delay }, 'start-up failed; retrying');
+        probes.waitingFor = { app: err instanceof Error ? err.message : String(err) };
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  } finally {
+    await probes.close();
+  }
+  await app.listen(config.HTTP_PORT, '0.0.0.0');
+  app.get(ReadinessService).setAccepting(true);
+  logger.info({ port: boundPort(app) }, 'listening');
+  return app;
+}
+
+async function closeBounded(app: INestApplicationContext, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    app.close().catch(() => undefined),
+    new Promise<void>((r) => {
+      timer = setTimeout(r, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+async function createNestApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const { logger, metrics } = options;
   const adapter = new EnvelopeFastifyAdapter((error, request, reply) => sendError(logger, error, request, reply), {
     bodyLimit: options.bodyLimit ?? 1_048_576,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     requestIdHeader: false,
     logger: false,
     return503OnClosing: true,
+    // Issue 14: router and HTTP-parser errors in the D-1 envelope too.
+    ...httpLayerErrorOptions(logger),
   });
   const fastify = adapter.getInstance();
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     logContext.run({ requestId: request.id }, done);
+  });
+  // D-2 UNAVAILABLE: every 503 (a dependency away, a deadline passed, draining) says when to come back.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (reply.statusCode === 503 && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    done(null, payload);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -90,9 +162,6 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   });
   app.useGlobalFilters(new HttpErrorFilter(logger));
   await options.configure?.(app);
-  await app.listen(config.HTTP_PORT, '0.0.0.0');
-  app.get(ReadinessService).setAccepting(true);
-  logger.info({ port: boundPort(app) }, 'listening');
   return app;
 }
 
@@ -106,13 +175,18 @@ export function boundPort(app: NestFastifyApplication): number {
  * finish in-flight messages and commit), close HTTP (in-flight requests
  * finish, new ones get 503), close connections, exit 0. Exits 1 if draining
  * outlasts SHUTDOWN_TIMEOUT_MS.
+ *
+ * Issue 14: when the app cannot recover by itself (a consumer crashed for
+ * good) it drains the same way and exits 1, so that the supervisor
+ * (`npm start`) or the orchestrator starts it again.
  */
 export function drainOnSignals(app: INestApplicationContext, config: AppConfig, logger: AppLogger): void {
   let draining = false;
-  const drain = (signal: NodeJS.Signals): void => {
+  const drain = (reason: { signal: NodeJS.Signals } | { fatal: string }, exitCode: number): void => {
     if (draining) return;
     draining = true;
-    logger.info({ signal }, 'draining');
+    if ('fatal' in reason) logger.error({ reason: reason.fatal }, 'cannot recover by itself; draining and exiting');
+    else logger.info(reason, 'draining');
     app.get(ReadinessService).setAccepting(false);
     const force = setTimeout(() => {
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
@@ -122,15 +196,16 @@ export function drainOnSignals(app: INestApplicationContext, config: AppConfig, 
     app
       .close()
       .then(() => {
-        logger.info('stopped');
+        logger.info({ exitCode }, 'stopped');
         logger.flush();
-        process.exit(0);
+        process.exit(exitCode);
       })
       .catch((err: unknown) => {
         logger.error({ err }, 'error while draining');
         process.exit(1);
       });
   };
-  process.once('SIGTERM', drain);
-  process.once('SIGINT', drain);
+  process.once('SIGTERM', () => drain({ signal: 'SIGTERM' }, 0));
+  process.once('SIGINT', () => drain({ signal: 'SIGINT' }, 0));
+  app.get(KafkaClient).onFatal((fatal) => drain({ fatal }, 1));
 }

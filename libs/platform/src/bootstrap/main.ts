@@ -1,8 +1,5 @@
 import type { ServiceConfig } from '../config/base.config';
-import { ConfigError, loadConfig } from '../config/load-config';
-import { createLogger } from '../logging/logger';
-import { drainOnSignals } from './bootstrap';
-import { startService, type ServiceDefinition } from './service';
+import { ConfigError } from '../config/load-config';
 import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
 import type { AppLogger } from '../logging/logger';
 
@@ -56,29 +53,4 @@ export async function runMigrations(
   } finally {
     await dataSource.destroy();
   }
-}
-
-/**
- * The whole `main.ts` of a consumer service: `node main.js` runs it,
- * `node main.js migrate` applies its migrations and exits.
- */
-export function serviceMain(definition: ServiceDefinition, configClass: new () => ServiceConfig): void {
-  runMain(definition.name, async () => {
-    const config = loadConfig(configClass);
-    const logger = createLogger(definition.name, config.LOG_LEVEL, config.INSTANCE_ID);
-    if (process.argv[2] === 'admin') {
-      const name = process.argv[3] ?? '';
-      const command = definition.admin?.[name];
-      if (!command) throw new UsageError(`${definition.name} admin commands: ${Object.keys(definition.admin ?? {}).join(', ') || 'none'}`);
-      await command(process.argv.slice(4), config);
-      return;
-    }
-    if (process.argv[2] === 'migrate') {
-      await runMigrations(config, definition.database, logger);
-      logger.flush();
-      return;
-    }
-    const app = await startService(definition, config, logger);
-    drainOnSignals(app, config, logger);
-  });
 }

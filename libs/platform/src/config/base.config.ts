@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { EnvBool, EnvInt, EnvString } from './env.decorators';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -31,6 +31,16 @@ export class AppConfig {
   @Matches(/^[a-zA-Z0-9._-]*$/, { message: 'may only hold letters, digits, dot, underscore and hyphen' })
   KAFKA_TOPIC_PREFIX = '';
 
+  /**
+   * How often a replica looks for the private consumer groups (reply and
+   * broadcast feeds) of replicas that are gone; one Empty for two passes is
+   * deleted. 0 turns the janitor off.
+   */
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  KAFKA_GROUP_JANITOR_INTERVAL_MS = 30_000;
+
   /** How long SIGTERM may take to drain before the process exits anyway. */
   @EnvInt()
   @IsInt()
@@ -42,6 +52,18 @@ export class AppConfig {
   @IsString()
   @IsNotEmpty()
   INSTANCE_ID = `${hostname()}-${process.pid}`;
+
+  /**
+   * Operator credential for /metrics (and the gateway's /status): when set,
+   * those answer only to `Authorization: Bearer <OPERATOR_TOKEN>`. Empty
+   * leaves them open (development); the gateway refuses to start in
+   * production without it.
+   */
+  @EnvString()
+  @ValidateIf((c: AppConfig) => c.OPERATOR_TOKEN !== '')
+  @IsString()
+  @MinLength(16)
+  OPERATOR_TOKEN = '';
 
   get brokers(): string[] {
     return this.KAFKA_BROKERS.split(',');

@@ -1,12 +1,20 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { isSecretName, redactString } from '../logging/redact';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** A rejected value as the error shows it: never the value of a secret (its length only), URLs without their password. */
+function shown(name: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (isSecretName(name)) return `a value of ${value.length} characters, not shown`;
+  return JSON.stringify(redactString(value));
 }
 
 /**
@@ -23,7 +31,7 @@ export function loadConfig<T extends object>(cls: new () => T, env: NodeJS.Proce
   const config = plainToInstance(cls, source, { excludeExtraneousValues: true, exposeDefaultValues: true });
   const errors = validateSync(config, { whitelist: true });
   const problems = errors.flatMap((e) =>
-    Object.values(e.constraints ?? {}).map((issue) => `${e.property}: ${issue} (got ${JSON.stringify(source[e.property] ?? null)})`),
+    Object.values(e.constraints ?? {}).map((issue) => `${e.property}: ${issue} (got ${shown(e.property, source[e.property])})`),
   );
   const extra = (config as { crossCheck?: () => string[] }).crossCheck?.() ?? [];
   if (problems.length + extra.length > 0) throw new ConfigError([...problems, ...extra]);

@@ -7,6 +7,7 @@ import { httpStatusOf, toErrorResponse } from './error-response';
 const D2: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   INVALID_JSON: 400,
+  PROTOTYPE_POISONING: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,

@@ -1,12 +1,14 @@
 import { HttpException } from '@nestjs/common';
 import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
+import { isTransientInfrastructureError, TRANSIENT_MESSAGE } from '../errors/transient';
 
 /** D-2: the one mapping from error code to HTTP status. Exhaustive by type. */
 export function httpStatusOf(code: ErrorCode): number {
   switch (code) {
     case ErrorCode.VALIDATION_FAILED:
     case ErrorCode.INVALID_JSON:
+    case ErrorCode.PROTOTYPE_POISONING:
     case ErrorCode.INVALID_CURSOR:
     case ErrorCode.ASSIGNEE_NOT_FOUND:
     case ErrorCode.PLATE_DATE_IN_PAST:
@@ -48,6 +50,9 @@ const respond = (code: ErrorCode, message: string, details?: ErrorBody['details'
   internal: code === ErrorCode.INTERNAL,
 });
 
+/** secure-json-parse's message when it refuses a prototype-poisoning key. */
+const PROTOTYPE_KEY_REFUSED = /^Object contains forbidden prototype property$/;
+
 /** Fastify's own errors (body parsing, media type, size) by their codes. */
 function fromFrameworkError(err: { code?: unknown; statusCode?: unknown; message?: unknown }): ErrorResponse | undefined {
   const code = typeof err.code === 'string' ? err.code : '';
@@ -63,8 +68,23 @@ function fromFrameworkError(err: { code?: unknown; statusCode?: unknown; message
       return respond(ErrorCode.INVALID_JSON, 'The request body is empty but Content-Type is application/json.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return respond(ErrorCode.INVALID_JSON, 'The request body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+      return respond(ErrorCode.VALIDATION_FAILED, 'The request path is not valid percent-encoded UTF-8.', [
+        { path: '(path)', issue: 'must be valid percent-encoded UTF-8' },
+      ]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return respond(ErrorCode.VALIDATION_FAILED, 'A path parameter is too long.', [
+        { path: '(path)', issue: 'a path parameter is longer than any id this API issues' },
+      ]);
     default:
       break;
+  }
+  // secure-json-parse (Fastify's JSON parser) refuses `__proto__` and `constructor.prototype` keys (issue 14).
+  if (err.statusCode === 400 && typeof err.message === 'string' && PROTOTYPE_KEY_REFUSED.test(err.message)) {
+    return respond(
+      ErrorCode.PROTOTYPE_POISONING,
+      'The request body holds a key that could alter object prototypes (__proto__, constructor.prototype).',
+    );
   }
   if (err.statusCode === 400 && (code.startsWith('FST_ERR_CTP') || (err as Error).name === 'SyntaxError')) {
     return respond(ErrorCode.INVALID_JSON, 'The request body is not valid JSON.');
@@ -103,5 +123,6 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
         break;
     }
   }
+  if (isTransientInfrastructureError(err)) return respond(ErrorCode.UNAVAILABLE, TRANSIENT_MESSAGE);
   return respond(ErrorCode.INTERNAL, `Internal error (request id ${requestId}).`);
 }

@@ -9,10 +9,50 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
-import { topicName, type TopicDefinition } from '@worktrack/contracts';
+import { allTopics, ErrorCode, topicName, type TopicDefinition } from '@worktrack/contracts';
 import type { AppConfig } from '../config/base.config';
+import { DomainError } from '../errors/domain-error';
 import type { AppLogger } from '../logging/logger';
+import { PrivateGroupJanitor } from './group-janitor';
 import { PeriodicCommits } from './periodic-commits';
+
+/** The broker's default `message.max.bytes` (a topic without its own `max.message.bytes`). */
+export const BROKER_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+/** What a record adds to its key, value and headers inside a record batch (batch header, varints), generously. */
+const RECORD_OVERHEAD_BYTES = 512;
+/** One produce request carries at most this much (the broker's socket.request.max.bytes is 100 MiB). */
+const MAX_PRODUCE_REQUEST_BYTES = 16 * 1_048_576;
+
+/** The size a message takes in a record batch, as the broker's `max.message.bytes` counts it (upper bound). */
+export function recordBytes(message: Message): number {
+  let bytes = RECORD_OVERHEAD_BYTES;
+  const add = (v: Buffer | string | null | undefined): void => {
+    if (v === null || v === undefined) return;
+    bytes += Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v);
+  };
+  add(message.key);
+  add(message.value);
+  for (const [k, v] of Object.entries(message.headers ?? {})) {
+    add(k);
+    for (const one of Array.isArray(v) ? v : [v]) add(one);
+  }
+  return bytes;
+}
+
+/**
+ * A message larger than its topic accepts. Refused before it is batched, so it
+ * never fails the other messages of the produce request it would have joined.
+ */
+export class MessageTooLargeError extends DomainError {
+  constructor(
+    readonly topic: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(ErrorCode.PAYLOAD_TOO_LARGE, `The message (${bytes} bytes) exceeds what ${topic} accepts (${limit} bytes).`);
+    this.name = 'MessageTooLargeError';
+  }
+}
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -20,6 +60,22 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.INFO]: 'info',
   [logLevel.DEBUG]: 'debug',
 };
+
+/**
+ * How long the broker holds a fetch that finds nothing (issue 17, ADR 0012).
+ * A fetch asks for at least one byte, so the broker answers it as soon as a
+ * record arrives on any of its partitions: this bounds idle spinning, not
+ * latency. At 100–250 ms every consumer of every app fetched 4–10 times a
+ * second with no traffic (the apps together burned about a third of a core
+ * idle, the broker more). 1 s keeps an idle heartbeat every second (kafkajs
+ * heartbeats after an empty fetch; the session times out after 6 s), a
+ * rebalance noticed within a second and a stop that waits at most a second
+ * for the fetch in flight.
+ */
+export const CONSUMER_MAX_WAIT_MS = 1_000;
+
+/** A consumer's session timeout unless its options say otherwise. */
+export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
 
 export interface StartConsumerOptions {
   /** Physical group id (already prefixed). */
@@ -31,6 +87,7 @@ export interface StartConsumerOptions {
   /** Partitions handled in parallel; one partition is always sequential. */
   concurrency: number;
   sessionTimeoutMs?: number;
+  /** How long the broker holds an empty fetch; CONSUMER_MAX_WAIT_MS unless said otherwise. */
   maxWaitTimeInMs?: number;
   /**
    * Commit handled offsets every this many ms (PeriodicCommits) instead of
@@ -57,9 +114,21 @@ export interface RunningConsumer {
 export class KafkaClient {
   readonly kafka: Kafka;
   private producerPromise?: Promise<Producer>;
-  private readonly queue: Array<{ topic: string; messages: Message[]; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private readonly queue: Array<{
+    topic: string;
+    messages: Message[];
+    bytes: number;
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }> = [];
   private flushing = false;
   private adminPromise?: Promise<Admin>;
+  private readonly limits = new Map<string, number>();
+  /** Consumers that crashed and that kafkajs will not restart, by group id: why. */
+  private readonly crashed = new Map<string, string>();
+  private readonly fatalListeners = new Set<(reason: string) => void>();
+  /** Deletes the private groups (`<family><instance id>`) of replicas that are gone. */
+  readonly janitor: PrivateGroupJanitor;
 
   constructor(
     readonly app: string,
@@ -84,6 +153,11 @@ export class KafkaClient {
           kafkaLogger[levels[level] ?? 'info'](extra, message);
         },
     });
+    this.janitor = new PrivateGroupJanitor(
+      () => this.admin(),
+      logger.child({ component: 'group-janitor' }),
+      config.KAFKA_GROUP_JANITOR_INTERVAL_MS,
+    );
   }
 
   get instanceId(): string {
@@ -96,6 +170,17 @@ export class KafkaClient {
 
   group(name: string): string {
     return `${this.config.KAFKA_TOPIC_PREFIX}${name}`;
+  }
+
+  /** The largest record a topic (physical name) accepts: its registry `maxMessageBytes`, else the broker default. */
+  maxMessageBytes(topic: string): number {
+    let limit = this.limits.get(topic);
+    if (limit === undefined) {
+      const def = allTopics().find((t) => topic === this.topic(t) || topic.endsWith(`.${t.name}`) || topic === t.name);
+      limit = def && 'maxMessageBytes' in def && def.maxMessageBytes ? def.maxMessageBytes : BROKER_DEFAULT_MAX_MESSAGE_BYTES;
+      this.limits.set(topic, limit);
+    }
+    return limit;
   }
 
   producer(): Promise<Producer> {
@@ -123,8 +208,15 @@ export class KafkaClient {
    * broker acknowledged the batch holding these messages.
    */
   send(topic: string, messages: Message[]): Promise<void> {
+    const limit = this.maxMessageBytes(topic);
+    let bytes = 0;
+    for (const message of messages) {
+      const size = recordBytes(message);
+      if (size > limit) return Promise.reject(new MessageTooLargeError(topic, size, limit));
+      bytes += size;
+    }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ topic, messages, resolve, reject });
+      this.queue.push({ topic, messages, bytes, resolve, reject });
       void this.flush();
     });
   }
@@ -134,7 +226,18 @@ export class KafkaClient {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, 1_000);
+        // Up to 1,000 sends and 16 MiB per produce request (at least one send).
+        let count = 0;
+        let bytes = 0;
+        while (
+          count < this.queue.length &&
+          count < 1_000 &&
+          (count === 0 || bytes + this.queue[count].bytes <= MAX_PRODUCE_REQUEST_BYTES)
+        ) {
+          bytes += this.queue[count].bytes;
+          count++;
+        }
+        const batch = this.queue.splice(0, count);
         try {
           const producer = await this.producer();
           await producer.sendBatch({ acks: -1, topicMessages: batch.map(({ topic, messages }) => ({ topic, messages })) });
@@ -152,11 +255,15 @@ export class KafkaClient {
   async startConsumer(options: StartConsumerOptions): Promise<RunningConsumer> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: options.sessionTimeoutMs ?? 10_000,
+      // Issue 21: how long a killed member holds its partitions before the group moves
+      // them (a restarted replica waits that long to join). 6 s is the broker's
+      // default group.min.session.timeout.ms; heartbeats go every second.
+      sessionTimeout: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? CONSUMER_MAX_WAIT_MS,
       allowAutoTopicCreation: false,
     });
+    this.watchCrashes(consumer, options.groupId);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
     const joined = waitForJoin(consumer);
@@ -168,7 +275,44 @@ export class KafkaClient {
       eachMessage: commits ? commits.wrap(options.eachMessage) : options.eachMessage,
     });
     await joined;
+    // A group of this replica alone (ADR 0002): look after its family's leftovers.
+    const suffix = `.${this.instanceId}`;
+    if (options.groupId.endsWith(suffix)) this.janitor.watch(options.groupId.slice(0, -this.instanceId.length), options.groupId);
     return { consumer, stop: () => (commits ? commits.stop(options.topics) : consumer.disconnect()) };
+  }
+
+  /**
+   * Issue 14: a consumer that crashed for good (kafkajs emits `consumer.crash`
+   * with restart=false, e.g. for a non-retriable error out of a handler) no
+   * longer consumes while the process lives on. It makes the app not ready
+   * (`assertConsumersRunning`, the `consumers` readiness check) and is
+   * reported to the fatal listeners, which drain the app and exit non-zero so
+   * that the supervisor or orchestrator restarts it. A crash kafkajs restarts
+   * by itself (a broker away, a rebalance) is only logged.
+   */
+  private watchCrashes(consumer: Consumer, groupId: string): void {
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      const reason = payload.error instanceof Error ? `${payload.error.name}: ${payload.error.message}` : String(payload.error);
+      if (payload.restart) {
+        this.logger.warn({ groupId, reason }, 'consumer crashed; kafkajs restarts it');
+        return;
+      }
+      this.crashed.set(groupId, reason);
+      this.logger.error({ groupId, reason }, 'consumer crashed and will not restart; the app is not ready');
+      for (const listener of this.fatalListeners) listener(`consumer ${groupId} crashed: ${reason}`);
+    });
+  }
+
+  /** Readiness: every consumer this client started still runs (none crashed for good). */
+  assertConsumersRunning(): Promise<void> {
+    if (this.crashed.size === 0) return Promise.resolve();
+    return Promise.reject(new Error(`crashed: ${[...this.crashed].map(([group, reason]) => `${group} (${reason})`).join('; ')}`));
+  }
+
+  /** Called when the app cannot recover by itself (a consumer crashed for good). */
+  onFatal(listener: (reason: string) => void): () => void {
+    this.fatalListeners.add(listener);
+    return () => this.fatalListeners.delete(listener);
   }
 
   /**
@@ -204,6 +348,7 @@ export class KafkaClient {
   }
 
   async close(): Promise<void> {
+    this.janitor.stop();
     const producer = this.producerPromise;
     const admin = this.adminPromise;
     this.producerPromise = undefined;

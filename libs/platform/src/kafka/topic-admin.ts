@@ -1,10 +1,12 @@
-import type { Admin } from 'kafkajs';
+import { ConfigResourceTypes, ConfigSource, type Admin } from 'kafkajs';
 import { topicName, type TopicDefinition } from '@worktrack/contracts';
 
 /**
  * Creates the registry's topics that do not exist yet (broker auto-creation is
  * off) and waits for their leaders. Existing topics with fewer partitions get
- * more; a topic is never shrunk or deleted here.
+ * more, and their `retention.ms` / `max.message.bytes` / `cleanup.policy` follow the registry
+ * (an upgrade that raises a limit reaches topics created before it); a topic
+ * is never shrunk or deleted here.
  */
 export async function ensureTopics(admin: Admin, topics: TopicDefinition[], prefix = ''): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
@@ -17,10 +19,7 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
         topic: topicName(t, prefix),
         numPartitions: t.partitions,
         replicationFactor: -1,
-        configEntries: [
-          { name: 'retention.ms', value: String(t.retentionMs) },
-          ...(t.maxMessageBytes ? [{ name: 'max.message.bytes', value: String(t.maxMessageBytes) }] : []),
-        ],
+        configEntries: Object.entries(registryConfig(t)).map(([name, value]) => ({ name, value })),
       })),
     });
   }
@@ -36,11 +35,48 @@ export async function ensureTopics(admin: Admin, topics: TopicDefinition[], pref
       });
     }
   }
+  if (present.length > 0) await alignConfigs(admin, present, prefix);
   await waitForLeaders(
     admin,
     topics.map((t) => topicName(t, prefix)),
   );
   return missing.map((t) => topicName(t, prefix));
+}
+
+const registryConfig = (t: TopicDefinition): Record<string, string> => ({
+  'retention.ms': String(t.retentionMs),
+  ...(t.maxMessageBytes ? { 'max.message.bytes': String(t.maxMessageBytes) } : {}),
+  ...(t.cleanupPolicy ? { 'cleanup.policy': t.cleanupPolicy } : {}),
+});
+
+/**
+ * Sets the registry's settings on existing topics that differ. AlterConfigs
+ * replaces a topic's whole dynamic configuration, so the topic's other
+ * per-topic settings (e.g. `min.insync.replicas`) are read and sent back as they are.
+ */
+async function alignConfigs(admin: Admin, topics: TopicDefinition[], prefix: string): Promise<void> {
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: topics.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix) })),
+  });
+  const changes = [];
+  for (const t of topics) {
+    const name = topicName(t, prefix);
+    const entries = described.resources.find((r) => r.resourceName === name)?.configEntries ?? [];
+    const own = Object.fromEntries(
+      entries
+        .filter((e) => e.configSource === ConfigSource.TOPIC_CONFIG && e.configValue !== null)
+        .map((e) => [e.configName, e.configValue]),
+    );
+    const wanted = registryConfig(t);
+    if (Object.entries(wanted).every(([k, v]) => own[k] === v)) continue;
+    changes.push({
+      type: ConfigResourceTypes.TOPIC,
+      name,
+      configEntries: Object.entries({ ...own, ...wanted }).map(([n, value]) => ({ name: n, value })),
+    });
+  }
+  if (changes.length > 0) await admin.alterConfigs({ validateOnly: false, resources: changes });
 }
 
 type CreateTopicsArgs = Parameters<Admin['createTopics']>[0];

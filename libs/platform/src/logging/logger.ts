@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { redact, redactString } from './redact';
 
 /** What every log line of the current request or message carries (D-4). */
 export interface LogContext {
@@ -20,14 +21,27 @@ export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
 
 export type AppLogger = Logger;
 
-/** JSON logs on stdout, one object a line, with the request id mixed in. */
+/**
+ * JSON logs on stdout, one object a line, with the request id mixed in.
+ * Every object and message is passed through `redact` first: no credential
+ * (authorization, cookies, token-like query parameters, D-8 tokens, JWTs,
+ * URL passwords, signatures) reaches a log line, whatever the call site logs.
+ */
 export function createLogger(app: string, level: string, instanceId: string, destination?: DestinationStream): AppLogger {
   const options: LoggerOptions = {
     level,
     base: { app, instance: instanceId },
     timestamp: pino.stdTimeFunctions.isoTime,
     messageKey: 'msg',
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: {
+      level: (label) => ({ level: label }),
+      log: (object) => redact(object) as Record<string, unknown>,
+    },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((a: unknown) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>);
+      },
+    },
     mixin: () => {
       const store = logContext.getStore();
       if (!store) return {};

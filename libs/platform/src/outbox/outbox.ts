@@ -2,10 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Message } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { Header, parsePayload, toWire, Topics, type MessageContract, type TopicKey } from '@worktrack/contracts';
+import { Header, parsePayload, toWire, Topics, type MessageContract, type TopicDefinition, type TopicKey } from '@worktrack/contracts';
 import { schemaOf } from '../database/data-source.factory';
-import type { KafkaClient } from '../kafka/kafka.client';
+import { BROKER_DEFAULT_MAX_MESSAGE_BYTES, type KafkaClient } from '../kafka/kafka.client';
 import type { HeaderMap } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
@@ -34,22 +33,62 @@ export async function enqueue<T extends object>(
   if (!manager.queryRunner?.isTransactionActive) {
     throw new Error('enqueue needs the EntityManager of an open transaction (dataSource.transaction(manager => ...))');
   }
-  const { plain } = toWire(payload);
+  const { plain, text } = toWire(payload);
   parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
-  await manager.insert(OutboxMessageEntity, {
-    topic: contract.topic,
-    key: opts.key,
-    type: contract.type,
-    version: contract.version,
-    messageId: opts.messageId ?? randomUUID(),
-    requestId: opts.requestId ?? currentRequestId() ?? null,
-    payload: plain as QueryDeepPartialEntity<Record<string, unknown>>, // an object: parsePayload just checked it
-  });
+  // A row its topic cannot take would block the relay (rows go in order) for every key: refuse it here,
+  // in the writer's transaction, where the caller learns of it (producers chunk what can grow).
+  const topic: TopicDefinition = Topics[contract.topic];
+  const limit = topic.maxMessageBytes ?? BROKER_DEFAULT_MAX_MESSAGE_BYTES;
+  const bytes = Buffer.byteLength(text) + 1_024;
+  if (bytes > limit) throw new Error(`${contract.type} message of ${bytes} bytes exceeds ${topic.name}'s ${limit}-byte limit`);
+  // Issue 17 (ADR 0012): one plain statement, the payload as the JSON text just validated
+  // (TypeORM's insert built a query and serialised the payload again), and the relay woken
+  // through LISTEN/NOTIFY: Postgres delivers the notification when (and only if) this
+  // transaction commits, to the replica relaying, whichever process wrote the row.
+  const schema = schemaOf(manager.connection);
+  await manager.query(
+    `WITH row AS (
+       INSERT INTO ${outboxTable(schema)} (topic, key, type, version, message_id, request_id, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id)
+     SELECT pg_notify($8, '') FROM row`,
+    [
+      contract.topic,
+      opts.key,
+      contract.type,
+      contract.version,
+      opts.messageId ?? randomUUID(),
+      opts.requestId ?? currentRequestId() ?? null,
+      text,
+      outboxChannel(schema),
+    ],
+  );
+}
+
+const outboxTable = (schema: string): string => `"${schema.replace(/"/g, '""')}".outbox`;
+
+/** The NOTIFY channel of a schema's outbox (hashed: a channel name holds at most 63 bytes). */
+export function outboxChannel(schema: string): string {
+  return `worktrack_outbox_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
 }
 
 export interface OutboxRelayOptions {
-  /** How often the outbox is read when nobody calls `notify()`. */
+  /**
+   * How often a replica that does not relay tries to take the lock, and how
+   * often the relaying one reads the outbox if it could not LISTEN.
+   */
   pollIntervalMs?: number;
+  /**
+   * How often the relaying replica reads the outbox with no notification: a
+   * safety net only, since every `enqueue` notifies at commit (default 5 s,
+   * never less than `pollIntervalMs`).
+   */
+  safetyPollMs?: number;
+  /**
+   * How long the relay gathers notifications before it reads (default 50 ms):
+   * under load one read, produce and delete then carries the rows of many
+   * commits instead of one round per commit.
+   */
+  notifyCoalesceMs?: number;
   /** Rows read, published and deleted at a time. */
   batchSize?: number;
 }
@@ -72,13 +111,27 @@ const MAX_BACKOFF_MS = 30_000;
  */
 export class OutboxRelay {
   private readonly pollIntervalMs: number;
+  private readonly safetyPollMs: number;
+  private readonly notifyCoalesceMs: number;
+  private coalescing?: NodeJS.Timeout;
+  private readonly channel: string;
   private readonly batchSize: number;
   private readonly lockKey: string;
+  private readonly selectSql: string;
+  private readonly deleteSql: string;
   private readonly logger: AppLogger;
   private readonly publishedTotal: Counter<'topic'>;
   private readonly failuresTotal: Counter;
   private lock?: QueryRunner;
   private locked = false;
+  /** The lock connection's pg client while it LISTENs to the outbox channel. */
+  private listening?: NotifyingClient;
+  private readonly onNotification = (): void => {
+    this.coalescing ??= setTimeout(() => {
+      this.coalescing = undefined;
+      this.wakeUp();
+    }, this.notifyCoalesceMs);
+  };
   private loop?: Promise<void>;
   private stopping = false;
   private notified = false;
@@ -93,8 +146,19 @@ export class OutboxRelay {
     opts: OutboxRelayOptions = {},
   ) {
     this.pollIntervalMs = opts.pollIntervalMs ?? 200;
+    this.safetyPollMs = Math.max(opts.safetyPollMs ?? 5_000, this.pollIntervalMs);
+    this.notifyCoalesceMs = opts.notifyCoalesceMs ?? 50;
     this.batchSize = opts.batchSize ?? 500;
-    this.lockKey = advisoryLockKey(schemaOf(dataSource));
+    const schema = schemaOf(dataSource);
+    this.channel = outboxChannel(schema);
+    this.lockKey = advisoryLockKey(schema);
+    // Issue 17 (ADR 0012): plain SQL on the relay's connection. The idle poll runs
+    // five times a second in every app; TypeORM's find() built a QueryBuilder each
+    // time and was a third of an idle app's CPU.
+    const table = outboxTable(schema);
+    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload, created_at AS "createdAt"
+       FROM ${table} ORDER BY id ASC LIMIT $1`;
+    this.deleteSql = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.logger = logger.child({ component: 'outbox-relay' });
     ({ publishedTotal: this.publishedTotal, failuresTotal: this.failuresTotal } = outboxMetrics(metrics.registry, dataSource));
   }
@@ -118,8 +182,17 @@ export class OutboxRelay {
     this.loop = undefined;
   }
 
-  /** Call after a commit that enqueued messages: relays now instead of at the next poll (not during a back-off). */
+  /**
+   * Call after a commit that enqueued messages: relays now instead of at the
+   * next poll (not during a back-off). While the relay LISTENs, the commit's
+   * own NOTIFY has woken it already, so this does nothing (a second wake-up
+   * would only read an empty outbox).
+   */
   notify(): void {
+    if (!this.listening) this.wakeUp();
+  }
+
+  private wakeUp(): void {
     this.notified = true;
     if (!this.backingOff) this.wake?.();
   }
@@ -136,7 +209,8 @@ export class OutboxRelay {
         await this.sleep(Math.min(this.pollIntervalMs * 2 ** failures, MAX_BACKOFF_MS));
         this.backingOff = false;
       } else if (!this.notified) {
-        await this.sleep(this.pollIntervalMs);
+        // Issue 17: the relaying replica waits for a NOTIFY (or notify()), reading only now and then.
+        await this.sleep(this.listening ? this.safetyPollMs : this.pollIntervalMs);
       }
     }
     await this.releaseLock();
@@ -147,11 +221,11 @@ export class OutboxRelay {
     try {
       const lock = await this.acquireLock();
       if (!lock) return 'idle';
-      const rows = await lock.manager.find(OutboxMessageEntity, { order: { id: 'ASC' }, take: this.batchSize });
+      const rows = (await lock.query(this.selectSql, [this.batchSize])) as OutboxMessageEntity[];
       if (rows.length === 0) return 'idle';
       const published = await this.publish(rows);
       // By id, never by range: a lower id may commit after a higher one was read.
-      if (published.length > 0) await lock.manager.delete(OutboxMessageEntity, published);
+      if (published.length > 0) await lock.query(this.deleteSql, [published]);
       if (published.length < rows.length) return 'failed';
       return rows.length === this.batchSize ? 'full' : 'idle';
     } catch (err) {
@@ -167,17 +241,41 @@ export class OutboxRelay {
     this.lock ??= this.dataSource.createQueryRunner();
     const rows = (await this.lock.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [this.lockKey])) as Array<{ locked: boolean }>;
     this.locked = rows[0]?.locked === true;
-    if (this.locked) this.logger.info('outbox relay: lock taken, relaying');
-    return this.locked ? this.lock : undefined;
+    if (!this.locked) return undefined;
+    this.logger.info('outbox relay: lock taken, relaying');
+    await this.listen(this.lock);
+    return this.lock;
+  }
+
+  /**
+   * LISTENs on the lock connection: a commit that enqueued wakes the relay at
+   * once, whichever process (or replica) wrote. Rows committed before the
+   * LISTEN are read by the batch that follows the lock. Without it (a driver
+   * that does not expose its client), the relay polls as before.
+   */
+  private async listen(lock: QueryRunner): Promise<void> {
+    const client = (lock as unknown as { databaseConnection?: NotifyingClient }).databaseConnection;
+    if (!client || typeof client.on !== 'function') return;
+    await lock.query(`LISTEN "${this.channel}"`);
+    client.on('notification', this.onNotification);
+    this.listening = client;
   }
 
   /** Unlocks and returns the connection; a dead one is dropped by the pool (its session, and the lock, are gone already). */
   private async releaseLock(): Promise<void> {
     const lock = this.lock;
     const wasLocked = this.locked;
+    const listening = this.listening;
     this.lock = undefined;
     this.locked = false;
+    this.listening = undefined;
     if (!lock) return;
+    if (listening) {
+      listening.removeListener('notification', this.onNotification);
+      clearTimeout(this.coalescing);
+      this.coalescing = undefined;
+      await lock.query('UNLISTEN *').catch(() => undefined); // the connection goes back to the pool
+    }
     if (wasLocked) await lock.query('SELECT pg_advisory_unlock($1::bigint)', [this.lockKey]).catch(() => undefined);
     await lock.release().catch(() => undefined);
   }
@@ -219,6 +317,12 @@ export class OutboxRelay {
       };
     });
   }
+}
+
+/** What the relay needs of pg's Client: its notification events. */
+interface NotifyingClient {
+  on(event: 'notification', listener: () => void): unknown;
+  removeListener(event: 'notification', listener: () => void): unknown;
 }
 
 /** The message as MessagePublisher would send it: same value and headers (see `contractHeaders`). */

@@ -17,6 +17,20 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free port whose successor is free too (a broker's client and controller ports). */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port > 65_000) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port + 1, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 export interface AppProcess {
   app: string;
   url: string;
@@ -50,6 +64,10 @@ export async function startAppProcess(app: string, env: Record<string, string> =
       MIGRATE_ON_START: 'true',
       SHUTDOWN_TIMEOUT_MS: '10000',
       INSTANCE_ID: `${app}-${port}`,
+      // Every test file's gateways share Redis and one client address (127.0.0.1), so one file's
+      // refused credentials would block another's requests; the per-address limit is tested with
+      // addresses of its own (e2e/abuse.e2e-spec.ts sets its limit).
+      UNAUTH_RATE_LIMIT_PER_MINUTE: '1000000',
       ...env,
       HTTP_PORT: String(port),
     },

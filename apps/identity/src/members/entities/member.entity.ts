@@ -39,6 +39,14 @@ export class MemberEntity {
   @Column('integer', { name: 'plate_capacity', default: 6 })
   plateCapacity!: number;
 
+  /** Grows by one with every change (1 at creation); published with the member. */
+  @Column('integer', { default: 1 })
+  version!: number;
+
+  /** Set once the member is deactivated: credentials stop working, nothing is deleted. */
+  @Column('timestamptz', { name: 'deactivated_at', nullable: true })
+  deactivatedAt!: Date | null;
+
   /** For agents: the member who registered it. */
   @Column('uuid', { name: 'created_by', nullable: true })
   createdBy!: string | null;

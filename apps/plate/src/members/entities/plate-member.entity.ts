@@ -23,6 +23,14 @@ export class PlateMemberEntity {
   @Column('integer', { name: 'plate_capacity' })
   plateCapacity!: number;
 
+  /** Identity's version of the member: the projection keeps the newest. */
+  @Column('integer', { default: 0 })
+  version!: number;
+
+  /** False once identity deactivated the member: no new item may be assigned to them. */
+  @Column('boolean', { default: true })
+  active!: boolean;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 }

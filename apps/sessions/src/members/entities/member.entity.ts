@@ -16,6 +16,10 @@ export class MemberEntity {
   @Column('varchar', { length: 64 })
   timezone!: string;
 
+  /** Identity's version of the member: the projection keeps the newest. */
+  @Column('integer', { default: 0 })
+  version!: number;
+
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt!: Date;
 }

@@ -1,0 +1,23 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
+import { correlationDatabase } from './database/data-source';
+import { LinksModule } from './links/links.module';
+
+/**
+ * The correlation service: links stored events to the session running when
+ * they happened (D-31). Owns schema `correlation`, consumes `ingestion.events`
+ * and `sessions.events`, publishes `correlation.links`.
+ */
+@Module({})
+export class AppModule {
+  static register(runtime: ServiceRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forRoot({ app: 'correlation', ...runtime, database: correlationDatabase }),
+        StatusModule.forService('correlation'),
+        LinksModule,
+      ],
+    };
+  }
+}

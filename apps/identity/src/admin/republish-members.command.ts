@@ -1,0 +1,33 @@
+import { enqueue, UsageError, type ServiceConfig } from '@worktrack/platform';
+import { MemberState } from '@worktrack/contracts';
+import { toMemberV1 } from '../members/member.mapper';
+import { MembersRepository } from '../members/members.repository';
+import { withAdminDataSource } from './admin-data-source';
+
+const PAGE = 500;
+
+/**
+ * Writes every member's current state to the outbox for the compacted
+ * `identity.members` (the running service's relay publishes it). For
+ * deployments whose members predate that topic, or after the topic was lost:
+ * projections then rebuild from it. Safe to run again (consumers keep the
+ * newest version). Prints `{"republished": n}`.
+ */
+export async function republishMembersCommand(args: string[], config: ServiceConfig): Promise<void> {
+  if (args.length > 0) throw new UsageError('usage: republish-members (no options)');
+  await withAdminDataSource(config, async (dataSource) => {
+    const members = new MembersRepository(dataSource);
+    let after: string | null = null;
+    let count = 0;
+    for (;;) {
+      const page = await members.page(after, PAGE);
+      if (page.length === 0) break;
+      await members.transaction(async (manager) => {
+        for (const m of page) await enqueue(manager, MemberState, toMemberV1(m), { key: m.id });
+      });
+      count += page.length;
+      after = page[page.length - 1].id;
+    }
+    process.stdout.write(`${JSON.stringify({ republished: count })}\n`);
+  });
+}

@@ -1,0 +1,27 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
+import { AgentsModule } from './agents/agents.module';
+import { identityDatabase } from './database/data-source';
+import { MembersModule } from './members/members.module';
+import { TokensModule } from './tokens/tokens.module';
+
+/**
+ * The identity service: workspaces, members, API tokens (D-7 … D-14). Owns
+ * schema `identity`, answers `identity.commands`, publishes `identity.events` and every
+ * member's state on the compacted `identity.members`.
+ */
+@Module({})
+export class AppModule {
+  static register(runtime: ServiceRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forRoot({ app: 'identity', ...runtime, database: identityDatabase }),
+        StatusModule.forService('identity'),
+        MembersModule,
+        TokensModule,
+        AgentsModule,
+      ],
+    };
+  }
+}

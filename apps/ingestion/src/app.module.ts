@@ -1,0 +1,23 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
+import { ingestionDatabase } from './database/data-source';
+import { EventsModule } from './events/events.module';
+
+/**
+ * The ingestion service: activity events and the timeline (D-15 … D-21). Owns
+ * schema `ingestion`, answers `ingestion.commands`, publishes `ingestion.events`,
+ * and shows correlation's links from `correlation.links`.
+ */
+@Module({})
+export class AppModule {
+  static register(runtime: ServiceRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forRoot({ app: 'ingestion', ...runtime, database: ingestionDatabase }),
+        StatusModule.forService('ingestion'),
+        EventsModule,
+      ],
+    };
+  }
+}

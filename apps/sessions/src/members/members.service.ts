@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MemberState, type MemberV1 } from '@worktrack/contracts';
+import { KafkaClient, LOGGER, replayFromStart, type AppLogger } from '@worktrack/platform';
+import { MembersRepository } from './members.repository';
+
+/** The members projection (profile time zones, D-29), fed by identity's member states. */
+@Injectable()
+export class SessionsMembersService {
+  /** The consumer group of the projection, shared by every replica. */
+  static readonly GROUP = 'sessions.members';
+  private readonly logger: AppLogger;
+
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly kafka: KafkaClient,
+    @Inject(LOGGER) logger: AppLogger,
+  ) {
+    this.logger = logger.child({ component: 'members-projection' });
+  }
+
+  upsert(member: MemberV1): Promise<void> {
+    return this.members.upsert(member, new Date());
+  }
+
+  /**
+   * An empty projection — a new deployment, a restored or emptied database —
+   * is rebuilt by reading `identity.members` from its start, which holds every
+   * member's latest state however old (issue 15); the group's committed
+   * offsets are past what the table lost.
+   */
+  async rebuildIfEmpty(): Promise<void> {
+    if ((await this.members.count()) > 0) return;
+    await replayFromStart(this.kafka, this.logger, MemberState, (member) => this.upsert(member), { groupId: SessionsMembersService.GROUP });
+  }
+}

@@ -1,0 +1,343 @@
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { memberWithToken, mainOf, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { call, postOversize, type ErrorBody } from './http';
+
+const run = randomUUID().slice(0, 8);
+const OPERATOR_TOKEN = `op-${randomBytes(24).toString('hex')}`;
+const SECRET = `hook-secret-${randomBytes(12).toString('hex')}`;
+const UNAUTH_LIMIT = 6;
+const HOOK_LIMIT = 25 * 1024 * 1024;
+
+/** A random token in the D-8 format that no one was ever issued. */
+const randomToken = (): string => {
+  const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
+  const base62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  const pick = (alphabet: string, n: number): string => Array.from(randomBytes(n), (b) => alphabet[b % alphabet.length]).join('');
+  return `wt_${pick(base32, 8)}_${pick(base62, 43)}`;
+};
+const sign = (raw: Buffer): string => `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
+/**
+ * A fresh made-up client address on every call (the gateway trusts one proxy
+ * hop here): no two uses share a failure budget. Drawn in sequence, not at
+ * random: two random picks from one /24 collided once in CI and a fresh
+ * address answered 429.
+ */
+let nextAddress = 0;
+const address = (): string => {
+  nextAddress += 1;
+  return `198.51.${100 + Math.floor(nextAddress / 250)}.${(nextAddress % 250) + 1}`;
+};
+
+/**
+ * A GitHub push of exactly `bytes` bytes, built on GitHub's own example
+ * (@octokit/webhooks-examples): 2048 commits (GitHub's most per delivery),
+ * each with long file lists, the head commit's message padding to the size.
+ */
+function bigPush(bytes: number, at: string): Buffer {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const examples = require('@octokit/webhooks-examples/api.github.com/index.json') as Array<{
+    name: string;
+    examples: Array<Record<string, unknown>>;
+  }>;
+  const base = structuredClone(examples.find((e) => e.name === 'push')!.examples[0]) as Record<string, unknown> & {
+    repository: Record<string, unknown>;
+  };
+  const commits = Array.from({ length: 2048 }, (_, i) => {
+    const id = createHmac('sha1', 'ids').update(String(i)).digest('hex');
+    const files = (kind: string) => Array.from({ length: 40 }, (_, f) => `src/${kind}/module-${i}/deeply/nested/path/file-${f}.ts`);
+    return {
+      id,
+      tree_id: createHmac('sha1', 'trees').update(String(i)).digest('hex'),
+      distinct: i % 2 === 0,
+      message: `Commit ${i}: do not store me`,
+      timestamp: at,
+      url: `https://github.com/Codertocat/Hello-World/commit/${id}`,
+      author: { name: 'Codertocat', email: 'codertocat@example.com', username: 'Codertocat' },
+      committer: { name: 'Codertocat', email: 'codertocat@example.com', username: 'Codertocat' },
+      added: files('added'),
+      removed: files('removed'),
+      modified: files('modified'),
+    };
+  });
+  const head = { ...commits[commits.length - 1], message: '' };
+  const body = { ...base, commits, head_commit: head, repository: { ...base.repository, full_name: `acme/big-${run}` } };
+  const without = Buffer.byteLength(JSON.stringify(body));
+  if (without > bytes) throw new Error(`push skeleton is ${without} bytes, above ${bytes}`);
+  head.message = `do not store me ${'x'.repeat(bytes - without - 'do not store me '.length)}`;
+  const raw = Buffer.from(JSON.stringify(body));
+  expect(raw.length).toBe(bytes);
+  return raw;
+}
+
+/**
+ * Issue 14 ("Hostile and odd input") and issue 18's large pushes, over HTTP
+ * against the built apps as processes: the per-address limit on
+ * unauthenticated failures, webhook signatures verified at the edge, a real
+ * 25 MB signed push end to end, no-store answers, the operator credential,
+ * credential-free logs and a safe `npm run admin`.
+ */
+describe('hostile and odd input (issue 14) end to end', () => {
+  const apps: AppProcess[] = [];
+  let gateway: AppProcess;
+  let connectors: AppProcess;
+  let member: MemberWithToken;
+  /** Every credential this run sent: none may appear in any app's log. */
+  const used: string[] = [OPERATOR_TOKEN, SECRET];
+
+  const metric = async (base: string, name: string, labels: string, token?: string): Promise<number> => {
+    const text = await (await fetch(`${base}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} })).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((p) => l.includes(p)));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+  const connect = async (): Promise<string> => {
+    const created = await call<{ data: { hook_path: string } }>(gateway.url, 'POST', '/v1/connectors', {
+      token: member.token,
+      body: { kind: 'github', name: `acme/api-${randomUUID().slice(0, 6)}`, secret: SECRET },
+    });
+    expect(created.status).toBe(201);
+    return created.body.data.hook_path;
+  };
+
+  // This file's own client address (written by the trusted proxy hop): other test files' refused
+  // credentials from 127.0.0.1 must not spend this file's budget, nor this file's theirs.
+  const CLIENT = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+  const realFetch = globalThis.fetch;
+
+  beforeAll(async () => {
+    globalThis.fetch = (input: Parameters<typeof fetch>[0], init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', CLIENT);
+      return realFetch(input, { ...init, headers });
+    };
+    // Generous start-up bounds: the machine is shared and noisy.
+    for (const app of ['identity', 'ingestion', 'sessions', 'correlation', 'plate']) apps.push(await startAppProcess(app, {}, 120_000));
+    connectors = await startAppProcess('connectors', {}, 120_000);
+    apps.push(connectors);
+    gateway = await startAppProcess(
+      'gateway',
+      {
+        OPERATOR_TOKEN,
+        UNAUTH_RATE_LIMIT_PER_MINUTE: String(UNAUTH_LIMIT),
+        TRUSTED_PROXY_HOPS: '1',
+        HOOK_BODY_LIMIT_BYTES: String(HOOK_LIMIT),
+      },
+      120_000,
+    );
+    apps.push(gateway);
+    member = memberWithToken({ workspace: `abuse-${run}`, email: `a-${run}@example.com` });
+    used.push(member.token);
+  }, 900_000);
+
+  afterAll(async () => {
+    globalThis.fetch = realFetch;
+    await Promise.all(apps.map((p) => p.stop()));
+  });
+
+  it('issue 14: random bearer tokens from one address get 429 after the limit, without an identity round trip; other addresses are unaffected', async () => {
+    const attacker = address();
+    const lookups = () => metric(gateway.url, 'worktrack_api_token_lookups_total', 'outcome="rejected"', OPERATOR_TOKEN);
+    const before = await lookups();
+    for (let i = 0; i < UNAUTH_LIMIT; i += 1) {
+      const token = randomToken();
+      used.push(token);
+      const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': attacker } });
+      expect([i, res.status, res.body.error.code]).toEqual([i, 401, 'UNAUTHENTICATED']);
+    }
+    // The failures are recorded when each response finishes; give the last one a moment.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
+    for (let i = 0; i < 5; i += 1) {
+      const token = randomToken();
+      used.push(token);
+      const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': attacker } });
+      expect([res.status, res.body.error.code]).toEqual([429, 'RATE_LIMITED']);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // No identity round trip for the refused guesses.
+    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
+    // A client the attacker cannot impersonate (its own address, written by the trusted proxy) is served.
+    const other = await call(gateway.url, 'GET', '/v1/me', {
+      token: member.token,
+      headers: { 'x-forwarded-for': `${attacker}, ${address()}` },
+    });
+    expect(other.status).toBe(200);
+    // Forged hooks count too: unknown connectors and bad signatures.
+    const hookAttacker = address();
+    for (let i = 0; i < UNAUTH_LIMIT; i += 1) {
+      const res = await fetch(`${gateway.url}/hooks/github/${randomUUID()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': hookAttacker },
+        body: '{}',
+      });
+      expect(res.status).toBe(404);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const blocked = await fetch(`${gateway.url}/hooks/github/${randomUUID()}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': hookAttacker },
+      body: '{}',
+    });
+    expect(blocked.status).toBe(429);
+  });
+
+  it('issue 14: an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
+    const path = await connect();
+    const refused = () => metric(connectors.url, 'worktrack_connector_webhooks_received_total', 'outcome="refused"');
+    const before = await refused();
+    const raw = Buffer.from(JSON.stringify({ ref: 'refs/heads/main', padding: 'p'.repeat(3 * 1024 * 1024) }));
+    for (const signature of [undefined, 'sha256=' + '0'.repeat(64), sign(Buffer.from('something else'))]) {
+      const res = await fetch(`${gateway.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-github-delivery': randomUUID(),
+          'x-forwarded-for': address(),
+          ...(signature ? { 'x-hub-signature-256': signature } : {}),
+        },
+        body: raw,
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as ErrorBody).error.code).toBe('UNAUTHENTICATED');
+    }
+    // The connectors service refuses what reaches it unsigned; nothing did.
+    expect((await refused()) - before).toBe(0);
+  });
+
+  it('issue 18: a real 25 MB signed GitHub push is accepted and reaches the timeline with exact counts; above the hook limit is 413; the API keeps its own limit', async () => {
+    const path = await connect();
+    const raw = bigPush(25_000_000, new Date().toISOString());
+    const delivery = randomUUID();
+    const started = Date.now();
+    const res = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': delivery,
+        'x-hub-signature-256': sign(raw),
+      },
+      body: raw,
+    });
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(202);
+    expect(((await res.json()) as { data: { outcome: string } }).data.outcome).toBe('accepted');
+    expect(elapsed).toBeLessThan(10_000); // GitHub's window
+    process.stdout.write(`[abuse e2e] 25 MB signed push answered in ${elapsed} ms\n`);
+
+    type Timeline = { data: Array<{ event_type: string; external_id: string | null; payload: Record<string, unknown> }> };
+    const deadline = Date.now() + 30_000;
+    let event: Timeline['data'][number] | undefined;
+    while (!event && Date.now() < deadline) {
+      const page = await call<Timeline>(gateway.url, 'GET', '/v1/activity/events?source_type=github', { token: member.token });
+      event = page.body.data.find((e) => e.external_id === `${delivery}:0`);
+      if (!event) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(event).toBeDefined();
+    expect(event!.event_type).toBe('push');
+    expect(event!.payload).toMatchObject({ repository: `acme/big-${run}`, commit_count: 2048, distinct_commit_count: 1024 });
+    const stored = JSON.stringify(event);
+    expect(stored).not.toContain('do not store me');
+    expect(Buffer.byteLength(stored)).toBeLessThan(64 * 1024);
+
+    // Just above the hook limit: refused before it is read whole (Content-Length), with the D-1 envelope.
+    const over = Buffer.alloc(HOOK_LIMIT + 1, 0x20);
+    const tooBig = await postOversize(gateway.url, path, over, {
+      'x-forwarded-for': CLIENT,
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': sign(over),
+    });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    // The API keeps its own limit (6 MiB by default).
+    const api = await postOversize(gateway.url, '/v1/activity/events', Buffer.alloc(7 * 1024 * 1024, 0x20), {
+      'x-forwarded-for': CLIENT,
+      'content-type': 'application/json',
+      authorization: `Bearer ${member.token}`,
+    });
+    expect(api.status).toBe(413);
+  });
+
+  it('issue 14: member data answers carry Cache-Control: no-store, errors included', async () => {
+    for (const path of ['/v1/me', '/v1/tokens', '/v1/connectors', '/v1/activity/events']) {
+      const res = await call(gateway.url, 'GET', path, { token: member.token });
+      expect([path, res.status, res.headers.get('cache-control')]).toEqual([path, 200, 'no-store']);
+    }
+    const missing = await call<ErrorBody>(gateway.url, 'GET', `/v1/connectors/${randomUUID()}/deliveries`, { token: member.token });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('issue 14: /status and /metrics answer only to the operator credential', async () => {
+    for (const path of ['/status', '/metrics']) {
+      const anonymous = await fetch(`${gateway.url}${path}`, { headers: { 'x-forwarded-for': address() } });
+      expect([path, anonymous.status]).toEqual([path, 401]);
+      expect(((await anonymous.json()) as ErrorBody).error.code).toBe('UNAUTHENTICATED');
+      // A member's credential is not an operator's.
+      const memberTry = await fetch(`${gateway.url}${path}`, {
+        headers: { authorization: `Bearer ${member.token}`, 'x-forwarded-for': address() },
+      });
+      expect([path, memberTry.status]).toEqual([path, 401]);
+      const operator = await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+      expect([path, operator.status, operator.headers.get('cache-control')]).toEqual([path, 200, 'no-store']);
+    }
+  });
+
+  it('issue 14: npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
+    const main = mainOf('identity');
+    const before = statSync(main).mtimeMs;
+    const admin = (i: number): Promise<{ code: number | null; out: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            join(repoRoot(), 'scripts', 'admin.mjs'),
+            'create-member',
+            '--workspace',
+            `abuse-admin-${run}`,
+            '--email',
+            `p${i}-${run}@example.com`,
+          ],
+          { cwd: repoRoot(), env: { ...process.env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.once('exit', (code) => resolve({ code, out }));
+      });
+    const results = await Promise.all([0, 1, 2].map(admin));
+    for (const r of results) {
+      expect([r.code, r.out]).toEqual([0, expect.stringContaining('"token"')]);
+      used.push((JSON.parse(r.out.trim()) as { token: string }).token);
+    }
+    expect(statSync(main).mtimeMs).toBe(before);
+    // The running system still answers, and each new token works.
+    for (const r of results) {
+      const token = (JSON.parse(r.out.trim()) as { token: string }).token;
+      expect((await call(gateway.url, 'GET', '/v1/me', { token })).status).toBe(200);
+    }
+  });
+
+  it('issue 14: no credential this run used appears in any app’s log (query strings, headers, cookies, config)', async () => {
+    const leaky = randomToken();
+    used.push(leaky);
+    // A token in the query string, in a cookie and in a custom header, on good and bad routes.
+    await fetch(`${gateway.url}/v1/me?access_token=${member.token}&limit=1`, { headers: { 'x-forwarded-for': address() } });
+    await fetch(`${gateway.url}/v1/nowhere?token=${leaky}`, { headers: { cookie: `session=${leaky}`, 'x-forwarded-for': address() } });
+    await fetch(`${gateway.url}/v1/me`, { headers: { authorization: `Bearer ${leaky}`, 'x-forwarded-for': address() } });
+    await fetch(`${gateway.url}/metrics?key=${OPERATOR_TOKEN}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    await new Promise((r) => setTimeout(r, 500));
+    const logs = apps.map((a) => [a.app, a.output()] as const);
+    expect(logs.find(([app]) => app === 'gateway')?.[1]).toContain('access_token=[REDACTED]');
+    for (const [app, output] of logs) {
+      for (const credential of used) {
+        if (output.includes(credential)) throw new Error(`${app}'s log holds a credential (${credential.slice(0, 6)}…)`);
+      }
+    }
+  });
+});

@@ -1,0 +1,26 @@
+import { clientErrorBody } from './http-layer-errors';
+import { toErrorResponse } from './error-response';
+
+describe('HTTP-layer errors in the D-1 envelope (issue 14)', () => {
+  it.each([
+    ['HPE_HEADER_OVERFLOW', 413, 'PAYLOAD_TOO_LARGE'],
+    ['HPE_INVALID_METHOD', 404, 'NOT_FOUND'],
+    ['HPE_INVALID_URL', 400, 'VALIDATION_FAILED'],
+    [undefined, 400, 'VALIDATION_FAILED'],
+  ])('a parser error %s is %i %s', (code, status, errorCode) => {
+    expect(clientErrorBody(code)).toEqual({ status, body: { error: { code: errorCode, message: expect.any(String) as string } } });
+  });
+
+  it('maps router errors and refused prototype keys by what they are', () => {
+    expect(toErrorResponse({ code: 'FST_ERR_BAD_URL', statusCode: 400 }, 'r')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+    expect(toErrorResponse({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 }, 'r')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+    const refused = Object.assign(new SyntaxError('Object contains forbidden prototype property'), { statusCode: 400 });
+    expect(toErrorResponse(refused, 'r')).toMatchObject({ status: 400, body: { error: { code: 'PROTOTYPE_POISONING' } } });
+  });
+});

@@ -1,0 +1,64 @@
+import { applyDecorators, UseFilters, UseInterceptors, UsePipes } from '@nestjs/common';
+import { EventPattern, MessagePattern } from '@nestjs/microservices';
+import type { CommandContract, MessageContract } from '@worktrack/contracts';
+import { ContractValidationPipe } from './contract-validation.pipe';
+import { ContractResultInterceptor, MessageContextInterceptor } from './message.interceptors';
+import { RpcDomainErrorFilter } from './rpc-domain-error.filter';
+
+/** The pattern a contract's handler is registered under: `<type>@v<version>` (e.g. `sessions.session.start@v1`). */
+export const patternOf = (contract: { type: string; version: number }): string => `${contract.type}@v${contract.version}`;
+
+/** How an event consumer group reads (every handler of one group must agree). */
+export interface EventGroupOptions {
+  /** Consumer group (prefixed per deployment); replicas of one service share it. */
+  group: string;
+  /** Read a new group's topics from their start (default) or only new messages. */
+  fromBeginning?: boolean;
+  /** Partitions handled in parallel; one partition (so one member) is always sequential. Default 4. */
+  concurrency?: number;
+  /** Attempts for a failing handler before the message goes to the dead-letter topic. Default 5. */
+  maxAttempts?: number;
+  /** Publish `worktrack_kafka_consumer_lag` for this group every 5 s. */
+  reportLag?: boolean;
+  sessionTimeoutMs?: number;
+}
+
+/** What the decorators put in a handler's `extras` for KafkaContractTransport. */
+export type HandlerExtras =
+  { kind: 'command'; contract: CommandContract } | { kind: 'event'; contract: MessageContract; options: EventGroupOptions };
+
+/**
+ * Marks a method as the handler of a request/reply command (ADR 0002): the
+ * payload is validated against the contract before the method runs, the result
+ * against the contract's result class after it, domain errors travel back as
+ * D-2 codes and anything else as INTERNAL with the request id.
+ *
+ *   @HandleCommand(StartSession) start(@Payload() command: StartSessionV1, @Ctx() ctx: ContractContext)
+ */
+export function HandleCommand<T extends object, R extends object>(contract: CommandContract<T, R>): MethodDecorator {
+  const extras: HandlerExtras = { kind: 'command', contract: contract as unknown as CommandContract };
+  return applyDecorators(
+    MessagePattern(patternOf(contract), extras),
+    UsePipes(new ContractValidationPipe(contract)),
+    UseInterceptors(MessageContextInterceptor, new ContractResultInterceptor(contract)),
+    UseFilters(RpcDomainErrorFilter),
+  );
+}
+
+/**
+ * Marks a method as a handler of an event in consumer group `options.group`:
+ * at least once, one key in order, the payload validated; a message that
+ * cannot be parsed, has an unknown version or keeps failing goes to the
+ * dead-letter topic.
+ *
+ *   @HandleEvent(MemberState, { group: 'sessions.members' }) upsert(@Payload() member: MemberStateV1)
+ */
+export function HandleEvent<T extends object>(contract: MessageContract<T>, options: EventGroupOptions): MethodDecorator {
+  const extras: HandlerExtras = { kind: 'event', contract: contract as unknown as MessageContract, options };
+  return applyDecorators(
+    EventPattern(patternOf(contract), extras),
+    UsePipes(new ContractValidationPipe(contract)),
+    UseInterceptors(MessageContextInterceptor),
+    UseFilters(RpcDomainErrorFilter),
+  );
+}

@@ -1,0 +1,18 @@
+import { BaseRpcContext } from '@nestjs/microservices';
+import type { MessageMeta } from '../kafka/message';
+
+/** What a handler gets besides its payload (`@Ctx() ctx: ContractContext`): the message's headers, ids and position. */
+export class ContractContext extends BaseRpcContext<[MessageMeta, 'command' | 'event']> {
+  get meta(): MessageMeta {
+    return this.args[0];
+  }
+
+  get kind(): 'command' | 'event' {
+    return this.args[1];
+  }
+
+  /** The message id (a command's correlation id): the idempotency key of handlers that create something. */
+  get messageId(): string {
+    return this.args[0].messageId;
+  }
+}

@@ -1,0 +1,1710 @@
+// GENERATED FILE — DO NOT EDIT.
+// JSON Schemas of every operation's path, query and body, from the OpenAPI document (GET /openapi.yaml), references inlined.
+// Regenerate with `npm run generate:sdk` (scripts/generate-sdk.ts); a unit test fails when it is stale.
+/** Request schemas (JSON Schema 2020-12) of each operation, by operationId. */
+export const REQUEST_SCHEMAS = {
+  "activity.ingest": {
+    "method": "POST",
+    "path": "/activity/events",
+    "summary": "Ingest activity events",
+    "description": "One ActivityEvent, or `{ events: [...] }` with at most 100. All or nothing; retries with the same `external_id` are deduplicated. 202 means stored.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "oneOf": [
+        {
+          "properties": {
+            "source_type": {
+              "description": "Origin slug, e.g. `ci`, `desktop`.",
+              "anyOf": [
+                {
+                  "pattern": "^[a-z0-9_.-]{1,64}$",
+                  "type": "string",
+                  "default": "custom",
+                  "examples": [
+                    "ci"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "event_type": {
+              "pattern": "^[a-z0-9_.-]{1,64}$",
+              "type": "string",
+              "description": "What happened, e.g. `deploy`, `test_run`, `cron_job`.",
+              "examples": [
+                "deploy"
+              ]
+            },
+            "occurred_at": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+              "description": "When it happened (RFC 3339 with an offset), at most 10 minutes in the future. Default: the time of receipt.",
+              "examples": [
+                "2026-03-02T09:30:00Z"
+              ]
+            },
+            "payload": {
+              "type": [
+                "object",
+                "null"
+              ],
+              "additionalProperties": true,
+              "description": "Opaque metadata: any JSON object of at most 32 KB (32768 bytes as UTF-8 JSON). Must not contain document bodies or secrets.",
+              "examples": [
+                {
+                  "service": "api",
+                  "environment": "production",
+                  "version": "1.42.0"
+                }
+              ]
+            },
+            "external_id": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 256,
+              "description": "The client's stable id: retries with the same `source_type` and `external_id` are stored once.",
+              "examples": [
+                "deploy-api-1.42.0"
+              ]
+            }
+          },
+          "type": "object",
+          "required": [
+            "event_type"
+          ],
+          "title": "One event",
+          "additionalProperties": false
+        },
+        {
+          "properties": {
+            "events": {
+              "items": {
+                "properties": {
+                  "source_type": {
+                    "description": "Origin slug, e.g. `ci`, `desktop`.",
+                    "anyOf": [
+                      {
+                        "pattern": "^[a-z0-9_.-]{1,64}$",
+                        "type": "string",
+                        "default": "custom",
+                        "examples": [
+                          "ci"
+                        ]
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "event_type": {
+                    "pattern": "^[a-z0-9_.-]{1,64}$",
+                    "type": "string",
+                    "description": "What happened, e.g. `deploy`, `test_run`, `cron_job`.",
+                    "examples": [
+                      "deploy"
+                    ]
+                  },
+                  "occurred_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time",
+                    "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+                    "description": "When it happened (RFC 3339 with an offset), at most 10 minutes in the future. Default: the time of receipt.",
+                    "examples": [
+                      "2026-03-02T09:30:00Z"
+                    ]
+                  },
+                  "payload": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "additionalProperties": true,
+                    "description": "Opaque metadata: any JSON object of at most 32 KB (32768 bytes as UTF-8 JSON). Must not contain document bodies or secrets.",
+                    "examples": [
+                      {
+                        "service": "api",
+                        "environment": "production",
+                        "version": "1.42.0"
+                      }
+                    ]
+                  },
+                  "external_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 256,
+                    "description": "The client's stable id: retries with the same `source_type` and `external_id` are stored once.",
+                    "examples": [
+                      "deploy-api-1.42.0"
+                    ]
+                  }
+                },
+                "type": "object",
+                "required": [
+                  "event_type"
+                ],
+                "title": "One event",
+                "additionalProperties": false
+              },
+              "type": "array",
+              "maxItems": 100,
+              "minItems": 1
+            }
+          },
+          "type": "object",
+          "required": [
+            "events"
+          ],
+          "title": "A batch of events",
+          "description": "At most 100 events, stored all or nothing.",
+          "additionalProperties": false
+        }
+      ]
+    }
+  },
+  "activity.timeline": {
+    "method": "GET",
+    "path": "/activity/events",
+    "summary": "Read your activity timeline",
+    "description": "Newest first; `meta.cursor` fetches the next page.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "source_type": {
+            "pattern": "^[a-z0-9_.-]{1,64}$",
+            "type": "string"
+          },
+          "event_type": {
+            "pattern": "^[a-z0-9_.-]{1,64}$",
+            "type": "string"
+          },
+          "session_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "agents.register": {
+    "method": "POST",
+    "path": "/agents",
+    "summary": "Register an agent",
+    "description": "Creates an agent member in the caller's workspace (timezone and working hours copied from the caller) and its API token. Owners and admins with a `full` credential only; agents cannot register agents.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 200,
+          "minLength": 1,
+          "description": "The agent's display name.",
+          "examples": [
+            "Release bot"
+          ]
+        },
+        "scope": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "full",
+            "report_only",
+            null
+          ],
+          "description": "The scope of the agent's token; default `report_only`."
+        }
+      },
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "connectors.create": {
+    "method": "POST",
+    "path": "/connectors",
+    "summary": "Connect a provider account",
+    "description": "github and slack need `secret` and answer at `hook_path`; calendar needs `feed_url` and is polled. Secrets are stored encrypted and never returned. The connector writes through the same path as POST /activity/events, as `member_id`, with a report_only token.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "kind": {
+          "type": "string",
+          "enum": [
+            "github",
+            "slack",
+            "calendar"
+          ],
+          "description": "`github` (webhooks), `slack` (Events API) or `calendar` (an ICS feed, polled)."
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 100,
+          "minLength": 1,
+          "description": "A label for you.",
+          "examples": [
+            "Backend repository"
+          ]
+        },
+        "member_id": {
+          "format": "uuid",
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Whose activity this is. Default: you; another member of your workspace needs an owner or admin."
+        },
+        "account": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100,
+          "minLength": 1,
+          "description": "The provider account whose activity belongs to the member: a GitHub login or a Slack user id (U…). Without it every delivery is theirs (github, slack only).",
+          "examples": [
+            "octocat"
+          ]
+        },
+        "secret": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 256,
+          "minLength": 8,
+          "description": "github: the webhook secret; slack: the app signing secret. Stored encrypted, never returned.",
+          "writeOnly": true
+        },
+        "feed_url": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 2048,
+          "description": "calendar: the ICS feed address (https, http or webcal). Stored encrypted; shown only as scheme and host.",
+          "writeOnly": true
+        },
+        "poll_interval_seconds": {
+          "maximum": 86400,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 60,
+          "description": "calendar: seconds between polls, 60–86400; default 300."
+        }
+      },
+      "type": "object",
+      "required": [
+        "kind",
+        "name"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "connectors.deliveries": {
+    "method": "GET",
+    "path": "/connectors/{connector_id}/deliveries",
+    "summary": "Read a connector's delivery log",
+    "description": "Newest first: every verified delivery (or calendar poll that changed something or failed), with what was mapped, accepted and deduplicated, and why anything was ignored or failed.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "connector_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The connector id (a UUID)."
+          }
+        },
+        "required": [
+          "connector_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size, 1–100; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "`meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "connectors.list": {
+    "method": "GET",
+    "path": "/connectors",
+    "summary": "List your connectors",
+    "description": "Those acting for you and those you created; never with a secret.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "maxLength": 512,
+            "type": "string",
+            "description": "The `meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "connectors.remove": {
+    "method": "DELETE",
+    "path": "/connectors/{connector_id}",
+    "summary": "Disconnect",
+    "description": "Revokes the connector’s token; its hook answers 404 from then on. Events already stored stay.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "connector_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The connector id (a UUID)."
+          }
+        },
+        "required": [
+          "connector_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "hooks.github": {
+    "method": "POST",
+    "path": "/hooks/github/{connector_id}",
+    "summary": "GitHub webhook endpoint",
+    "description": "Point a repository or organisation webhook here (JSON or form content type) with the connector’s secret. X-Hub-Signature-256 is checked in constant time; push, pull_request, workflow_run, check_run, deployment_status and release become ActivityEvents (external_id = X-GitHub-Delivery + index, so redeliveries dedupe). Deliveries up to GitHub’s 25 MB limit are accepted; what is stored stays bounded. Other events are acknowledged and logged as ignored.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "connector_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The connector id (a UUID)."
+          }
+        },
+        "required": [
+          "connector_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "type": "object",
+      "additionalProperties": true,
+      "examples": [
+        {
+          "ref": "refs/heads/main",
+          "before": "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
+          "after": "59b20b8d5c6ff8d09518454d4dd8b7b30f095ab5",
+          "repository": {
+            "id": 1296269,
+            "full_name": "octocat/Hello-World"
+          },
+          "pusher": {
+            "name": "octocat"
+          },
+          "commits": [
+            {
+              "id": "59b20b8d5c6ff8d09518454d4dd8b7b30f095ab5",
+              "message": "Fix the flaky login test"
+            }
+          ]
+        }
+      ]
+    }
+  },
+  "hooks.slack": {
+    "method": "POST",
+    "path": "/hooks/slack/{connector_id}",
+    "summary": "Slack Events API endpoint",
+    "description": "The Request URL of a Slack app whose signing secret the connector holds. Answers the url_verification challenge (`{ \"challenge\": … }`); checks the v0 signature within a 5-minute window; retries (X-Slack-Retry-Num) dedupe by event_id. Messages, reactions and huddles become metadata-only events.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "connector_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The connector id (a UUID)."
+          }
+        },
+        "required": [
+          "connector_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "type": "object",
+      "additionalProperties": true,
+      "examples": [
+        {
+          "token": "Jhj5dZrVaK7ZwHHjRyZWjbDl",
+          "team_id": "T0001",
+          "api_app_id": "A0001",
+          "type": "event_callback",
+          "event_id": "Ev0PV52K21",
+          "event_time": 1772443800,
+          "event": {
+            "type": "message",
+            "channel": "C2147483705",
+            "user": "U2147483697",
+            "ts": "1772443800.000200"
+          }
+        }
+      ]
+    }
+  },
+  "mcp.post": {
+    "method": "POST",
+    "path": "/mcp",
+    "summary": "Send an MCP message",
+    "description": "One JSON-RPC message of the Model Context Protocol (streamable HTTP transport, stateless): `initialize`, `tools/list`, `tools/call` and the rest. Tools: whoami, start_session, pause_session, resume_session, close_session, list_sessions, report_event, assign_to_plate, my_plate. A tool that fails answers a result with `isError: true` whose text starts with the error code. Without a valid bearer credential the answer is 401 and no tool is listed. GET and DELETE answer 405 with `Allow: POST`: the server is stateless, with no event stream to open and no session to end.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "type": "object",
+      "required": [
+        "jsonrpc"
+      ],
+      "additionalProperties": true,
+      "properties": {
+        "jsonrpc": {
+          "type": "string",
+          "enum": [
+            "2.0"
+          ]
+        },
+        "id": {
+          "oneOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer"
+            }
+          ]
+        },
+        "method": {
+          "type": "string",
+          "examples": [
+            "tools/call"
+          ]
+        },
+        "params": {
+          "type": "object",
+          "additionalProperties": true
+        },
+        "result": {
+          "type": "object",
+          "additionalProperties": true
+        },
+        "error": {
+          "type": "object",
+          "additionalProperties": true
+        }
+      }
+    }
+  },
+  "me.me": {
+    "method": "GET",
+    "path": "/me",
+    "summary": "Read the member the credential acts as",
+    "description": "Profile, timezone and working hours.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "me.update": {
+    "method": "PATCH",
+    "path": "/me",
+    "summary": "Change your profile",
+    "description": "Any of `timezone` (IANA name), `working_hours` and `display_name`; absent fields are kept. Later requests use the new values: date filters of sessions, plate days and \"today\". Plate items keep the calendar day they were put on; sessions keep their instants.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "timezone": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 64,
+          "description": "IANA time zone name, e.g. `Asia/Tokyo`. Date filters, plate days and \"today\" follow it from the next request.",
+          "examples": [
+            "Asia/Tokyo"
+          ]
+        },
+        "working_hours": {
+          "description": "Per weekday, the working intervals (`HH:MM`, in `timezone`, in order, not overlapping); `[]` for a day off.",
+          "anyOf": [
+            {
+              "properties": {
+                "mon": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "tue": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "wed": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "thu": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "fri": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "sat": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                },
+                "sun": {
+                  "items": {
+                    "properties": {
+                      "start": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      },
+                      "end": {
+                        "pattern": "^([01]\\d|2[0-3]):[0-5]\\d$",
+                        "type": "string"
+                      }
+                    },
+                    "type": "object",
+                    "required": [
+                      "start",
+                      "end"
+                    ],
+                    "additionalProperties": false,
+                    "examples": [
+                      {
+                        "start": "09:00",
+                        "end": "17:30"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "type": "object",
+              "required": [
+                "mon",
+                "tue",
+                "wed",
+                "thu",
+                "fri",
+                "sat",
+                "sun"
+              ],
+              "additionalProperties": false,
+              "examples": [
+                {
+                  "mon": [
+                    {
+                      "start": "09:00",
+                      "end": "12:30"
+                    },
+                    {
+                      "start": "13:30",
+                      "end": "17:30"
+                    }
+                  ],
+                  "tue": [
+                    {
+                      "start": "09:00",
+                      "end": "12:30"
+                    },
+                    {
+                      "start": "13:30",
+                      "end": "17:30"
+                    }
+                  ],
+                  "wed": [
+                    {
+                      "start": "09:00",
+                      "end": "12:30"
+                    },
+                    {
+                      "start": "13:30",
+                      "end": "17:30"
+                    }
+                  ],
+                  "thu": [
+                    {
+                      "start": "09:00",
+                      "end": "12:30"
+                    },
+                    {
+                      "start": "13:30",
+                      "end": "17:30"
+                    }
+                  ],
+                  "fri": [
+                    {
+                      "start": "09:00",
+                      "end": "15:00"
+                    }
+                  ],
+                  "sat": [],
+                  "sun": []
+                }
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "display_name": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "minLength": 1,
+          "description": "The name teammates see.",
+          "examples": [
+            "Ada L."
+          ]
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "members.deactivate": {
+    "method": "POST",
+    "path": "/members/{member_id}/deactivate",
+    "summary": "Deactivate a member",
+    "description": "Owners and admins with a `full` credential; idempotent. The member's API tokens and session tokens stop working within 5 seconds on every replica; nothing of theirs is deleted; no new plate item can be assigned to them.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "member_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The member."
+          }
+        },
+        "required": [
+          "member_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "members.update": {
+    "method": "PATCH",
+    "path": "/members/{member_id}",
+    "summary": "Set a member's plate capacity or role",
+    "description": "Owners and admins with a `full` credential. Absent fields are kept. The change applies to later requests on every route.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "member_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The member."
+          }
+        },
+        "required": [
+          "member_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "plate_capacity": {
+          "maximum": 1000,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 0,
+          "description": "Items a day on the member's plate; applies to later assignments.",
+          "examples": [
+            8
+          ]
+        },
+        "role": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "owner",
+            "admin",
+            "member",
+            null
+          ],
+          "description": "Only an owner may make or unmake an owner; a workspace keeps at least one active owner; agents stay `member`."
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "operations.healthz": {
+    "method": "GET",
+    "path": "/healthz",
+    "summary": "Liveness probe",
+    "description": "The process serves HTTP; dependencies are not checked. No credential.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "operations.metrics": {
+    "method": "GET",
+    "path": "/metrics",
+    "summary": "Prometheus metrics",
+    "description": "The Prometheus text exposition of this replica. Needs the operator token when one is configured.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "operations.readyz": {
+    "method": "GET",
+    "path": "/readyz",
+    "summary": "Readiness probe",
+    "description": "Kafka and the reply consumer answer and the gateway is not draining; otherwise 503 naming what failed. No credential.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "operations.status": {
+    "method": "GET",
+    "path": "/status",
+    "summary": "Status of every service",
+    "description": "One request crosses the gateway, Kafka and every service’s database and comes back; 503 names the services that did not answer in time. Needs the operator token when one is configured.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "plate.assign": {
+    "method": "POST",
+    "path": "/plate/assign",
+    "summary": "Put an item on a teammate's plate",
+    "description": "Respects the assignee's daily capacity; a full day overflows to the next working day with room. Capacity holds under concurrent assignments.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "assignee_id": {
+          "format": "uuid",
+          "type": "string",
+          "description": "A member of your workspace."
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 500,
+          "minLength": 1,
+          "description": "What to do.",
+          "examples": [
+            "Review the release notes"
+          ]
+        },
+        "plate_date": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date",
+          "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+          "description": "Default: the assignee's today in the assignee's timezone; earlier dates are PLATE_DATE_IN_PAST."
+        }
+      },
+      "type": "object",
+      "required": [
+        "assignee_id",
+        "title"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "plate.complete": {
+    "method": "PATCH",
+    "path": "/plate/items/{item_id}",
+    "summary": "Mark a plate item done",
+    "description": "By the assignee or the assigner; idempotent. Others get 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "item_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The plate item id (a UUID)."
+          }
+        },
+        "required": [
+          "item_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "done": {
+          "type": "boolean",
+          "enum": [
+            true
+          ],
+          "description": "Only `true`: a done item stops counting towards the day."
+        }
+      },
+      "type": "object",
+      "required": [
+        "done"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "plate.day": {
+    "method": "GET",
+    "path": "/plate",
+    "summary": "Read your plate for a day",
+    "description": "Default: your today in your timezone. Done items are listed with `done: true`. Items come in creation order, a page at a time; `meta.cursor` fetches the next items of the same day.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "maxLength": 512,
+            "type": "string",
+            "description": "The `meta.cursor` of the previous page."
+          },
+          "date": {
+            "type": "string",
+            "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "description": "Default: your today in your timezone."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "sessions.close": {
+    "method": "POST",
+    "path": "/sessions/{session_id}/close",
+    "summary": "Close a session",
+    "description": "Active and paused sessions can be closed; a closed one is answered unchanged (idempotent). `closed_at` back-dates the close by up to 24 hours and is capped at the maximum session duration.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "session_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The session id (a UUID)."
+          }
+        },
+        "required": [
+          "session_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "closing_note": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 2000,
+          "description": "Stored, not shown.",
+          "examples": [
+            "Fixed; the test was racing the session cache."
+          ]
+        },
+        "closed_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Default now. Back-dates the close: at most 24 hours ago, not before started_at, not in the future (else 400); capped at started_at + the maximum session duration."
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "sessions.list": {
+    "method": "GET",
+    "path": "/sessions",
+    "summary": "List your sessions",
+    "description": "Newest `started_at` first, ties by `session_id`; `from`/`to` are inclusive calendar dates in the member's profile time zone; pages never skip or repeat a session while sessions are added.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "state": {
+            "type": "string",
+            "enum": [
+              "active",
+              "paused",
+              "closed"
+            ]
+          },
+          "from": {
+            "type": "string",
+            "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "description": "Inclusive calendar date of started_at, in the member's profile time zone."
+          },
+          "to": {
+            "type": "string",
+            "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "description": "Inclusive, like from; not before from."
+          },
+          "goal_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "project_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Opaque; `meta.cursor` of the previous page, with the same filters."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "sessions.pause": {
+    "method": "POST",
+    "path": "/sessions/{session_id}/pause",
+    "summary": "Pause a session",
+    "description": "Only an active session can be paused (else 409).",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "session_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The session id (a UUID)."
+          }
+        },
+        "required": [
+          "session_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "pause_reason": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "description": "Why the session is paused (stored, not shown).",
+          "examples": [
+            "Lunch break"
+          ]
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "sessions.resume": {
+    "method": "POST",
+    "path": "/sessions/{session_id}/resume",
+    "summary": "Resume a session",
+    "description": "Only a paused session can be resumed (else 409). No body.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "session_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The session id (a UUID)."
+          }
+        },
+        "required": [
+          "session_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "sessions.start": {
+    "method": "POST",
+    "path": "/sessions",
+    "summary": "Start or record a session",
+    "description": "`timer` starts a live session now and closes the previous live one at the new `started_at`. `manual` records a finished block, stored closed; it never closes a live session and may overlap others. With `idempotency_key`, a retry with the same body answers 201 with the session as it is now.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "intent_text": {
+          "type": "string",
+          "maxLength": 500,
+          "description": "What the member is working on.",
+          "examples": [
+            "Fix the flaky login test"
+          ]
+        },
+        "source": {
+          "type": "string",
+          "enum": [
+            "timer",
+            "manual"
+          ],
+          "description": "`timer` starts a live session now and closes the previous live one; `manual` records a finished block."
+        },
+        "goal_id": {
+          "format": "uuid",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "task_id": {
+          "format": "uuid",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "project_id": {
+          "format": "uuid",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "estimated_duration_min": {
+          "maximum": 1440,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "description": "Minutes."
+        },
+        "started_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Required when source is `manual` (RFC 3339 with an offset); not for `timer`."
+        },
+        "ended_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Required when source is `manual`: after started_at, at most 1 minute in the future, at most the maximum session duration (12 hours) after started_at."
+        },
+        "idempotency_key": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 255,
+          "minLength": 1,
+          "description": "Scoped to the member and kept forever. A retry with the same key and body answers 201 with the session as it is now; another body is 409 IDEMPOTENCY_KEY_REUSED."
+        }
+      },
+      "type": "object",
+      "required": [
+        "intent_text",
+        "source"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "tokens.create": {
+    "method": "POST",
+    "path": "/tokens",
+    "summary": "Create an API token",
+    "description": "The full token is in this response only.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 100,
+          "minLength": 1,
+          "description": "A label to recognise the token by.",
+          "examples": [
+            "CI deploys"
+          ]
+        },
+        "scope": {
+          "type": "string",
+          "enum": [
+            "full",
+            "report_only"
+          ],
+          "description": "`full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read."
+        }
+      },
+      "type": "object",
+      "required": [
+        "name",
+        "scope"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "tokens.list": {
+    "method": "GET",
+    "path": "/tokens",
+    "summary": "List your API tokens",
+    "description": "Newest first, never with a secret; revoked ones carry `revoked_at`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "maxLength": 512,
+            "type": "string",
+            "description": "The `meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "tokens.revoke": {
+    "method": "DELETE",
+    "path": "/tokens/{token_id}",
+    "summary": "Revoke an API token",
+    "description": "Idempotent. Every gateway replica refuses the token within 5 seconds. Another member's token is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "token_id": {
+            "pattern": "^[a-z2-7]{8}$",
+            "type": "string",
+            "examples": [
+              "k3v7q2xa"
+            ],
+            "description": "The public id of the token (its short segment)."
+          }
+        },
+        "required": [
+          "token_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  }
+} as const;
+
+export type OperationId = keyof typeof REQUEST_SCHEMAS;
