@@ -260,21 +260,36 @@ describe('edge input hardening end to end (issue 14)', () => {
   });
 
   describe('null where the document says nullable', () => {
-    it('a connector with secret, account and feed_url null is not a 5xx', async () => {
-      const res = await call(gateway.url, 'POST', '/v1/connectors', {
+    // Null is absent (api-spec.md: optional fields are "nullable, not required"); a github connector without a secret is a 400.
+    it.each([
+      ['every optional field null', { feed_url: null, poll_interval_seconds: null }],
+      ['only the github fields null (a fuzz counterexample that answered 500)', {}],
+    ])('a github connector with %s is a 400 naming the missing secret', async (_name, extra) => {
+      const res = await call<ErrorBody>(gateway.url, 'POST', '/v1/connectors', {
         token: member.token,
-        body: {
-          kind: 'github',
-          name: `n-${run}`,
-          secret: null,
-          account: null,
-          feed_url: null,
-          member_id: null,
-          poll_interval_seconds: null,
-        },
+        body: { kind: 'github', name: `n-${run}`, secret: null, account: null, member_id: null, ...extra },
       });
-      expect(res.status).toBeLessThan(500);
-      expect([201, 400]).toContain(res.status);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details).toEqual([{ path: 'secret', issue: 'the webhook secret is required' }]);
+    });
+
+    it('a github connector with a secret and the other optional fields null is created for the caller', async () => {
+      const res = await call<{ data: { member_id: string; account: string | null } }>(gateway.url, 'POST', '/v1/connectors', {
+        token: member.token,
+        body: { kind: 'github', name: `n-${run}`, secret: 'a-long-enough-secret', account: null, member_id: null, feed_url: null },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.data).toMatchObject({ member_id: member.memberId, account: null });
+    });
+
+    it('events with external_id null are each stored, never deduplicated into one', async () => {
+      const res = await call<{ data: { accepted: number; deduplicated: number } }>(gateway.url, 'POST', '/v1/activity/events', {
+        token: member.token,
+        body: { events: [1, 2, 3].map((n) => ({ event_type: 'test.null_id', external_id: null, payload: { n } })) },
+      });
+      expect(res.status).toBe(202);
+      expect(res.body.data).toMatchObject({ accepted: 3, deduplicated: 0 });
     });
 
     it('a session with every optional field null starts', async () => {

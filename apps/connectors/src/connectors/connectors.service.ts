@@ -57,7 +57,7 @@ export class ConnectorsService {
         kind,
         name: command.name,
         account: command.account ?? null,
-        secretBox: command.secret !== undefined ? this.box.seal(command.secret) : null,
+        secretBox: command.secret != null ? this.box.seal(command.secret) : null,
         feedBox: feedUrl ? this.box.seal(feedUrl.href) : null,
         feedDisplay: feedUrl ? `${feedUrl.protocol}//${feedUrl.host}/…` : null,
         pollIntervalSeconds: kind === 'calendar' ? (command.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS) : null,
@@ -161,15 +161,15 @@ function checkSettings(c: CreateConnectorV1): URL | null {
   switch (c.kind) {
     case 'github':
     case 'slack':
-      need(c.secret !== undefined, 'secret', c.kind === 'github' ? 'the webhook secret is required' : 'the signing secret is required');
-      forbid(c.feedUrl !== undefined, 'feed_url');
-      forbid(c.pollIntervalSeconds !== undefined, 'poll_interval_seconds');
+      need(c.secret != null, 'secret', c.kind === 'github' ? 'the webhook secret is required' : 'the signing secret is required');
+      forbid(c.feedUrl != null, 'feed_url');
+      forbid(c.pollIntervalSeconds != null, 'poll_interval_seconds');
       break;
     case 'calendar':
-      need(c.feedUrl !== undefined, 'feed_url', 'the calendar feed URL (https://… or webcal://…) is required');
-      forbid(c.secret !== undefined, 'secret');
-      forbid(c.account !== undefined, 'account');
-      if (c.feedUrl !== undefined) {
+      need(c.feedUrl != null, 'feed_url', 'the calendar feed URL (https://… or webcal://…) is required');
+      forbid(c.secret != null, 'secret');
+      forbid(c.account != null, 'account');
+      if (c.feedUrl != null) {
         feed = parseFeedUrl(c.feedUrl);
         if (!feed) details.push({ path: 'feed_url', issue: 'must be an http, https or webcal URL' });
       }

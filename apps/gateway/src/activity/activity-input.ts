@@ -9,6 +9,7 @@ import {
   validateWhitelisted,
 } from '@worktrack/contracts';
 import { DomainError } from '@worktrack/platform';
+import { given } from '../http/given';
 import { ActivityBatchDto, ActivityEventDto, DEFAULT_SOURCE_TYPE } from './activity.dto';
 
 /**
@@ -51,7 +52,7 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
     eventType: e.event_type,
     occurredAt: e.occurred_at ?? now,
     payload: e.payload ?? {},
-    ...(e.external_id !== undefined ? { externalId: e.external_id } : {}),
+    ...(given(e.external_id) ? { externalId: e.external_id } : {}),
   }));
 }
 

@@ -8,6 +8,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery } from '../openapi/validation-schemas';
+import { given } from '../http/given';
 import { pageOf, PageQueryDto } from '../pagination/page-query.dto';
 import {
   ConnectorBody,
@@ -43,11 +44,11 @@ export class ConnectorsController {
         actor: actorOf(principal),
         kind: body.kind,
         name: body.name,
-        ...(body.member_id !== undefined ? { memberId: body.member_id } : {}),
-        ...(body.account !== undefined ? { account: body.account } : {}),
-        ...(body.secret !== undefined ? { secret: body.secret } : {}),
-        ...(body.feed_url !== undefined ? { feedUrl: body.feed_url } : {}),
-        ...(body.poll_interval_seconds !== undefined ? { pollIntervalSeconds: body.poll_interval_seconds } : {}),
+        ...(given(body.member_id) ? { memberId: body.member_id } : {}),
+        ...(given(body.account) ? { account: body.account } : {}),
+        ...(given(body.secret) ? { secret: body.secret } : {}),
+        ...(given(body.feed_url) ? { feedUrl: body.feed_url } : {}),
+        ...(given(body.poll_interval_seconds) ? { pollIntervalSeconds: body.poll_interval_seconds } : {}),
       },
       { key: principal.memberId },
     );

@@ -26,9 +26,8 @@ import {
   SessionIdParam,
   StartSessionDto,
 } from './sessions.dto';
+import { given } from '../http/given';
 
-/** A field the client left out or sent as null: nothing to send. */
-const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 /** D-3 for a route without a body: any field is unknown (an empty object, or no body, is fine). */
 function rejectFields(body: unknown): void {

@@ -34,7 +34,7 @@ export class EventsService {
     let duplicates = 0;
     const rows: Array<NewEventRow & { index: number }> = [];
     events.forEach((e, index) => {
-      if (e.externalId !== undefined) {
+      if (e.externalId !== undefined && e.externalId !== null) {
         const key = dedupKey(e.sourceType, e.externalId);
         const first = firstOfKey.get(key);
         if (first !== undefined) {
@@ -92,7 +92,7 @@ export class EventsService {
     if (stored > 0) this.relay.notify();
     // Duplicates propagate their first event's final id (which may be an earlier request's).
     events.forEach((e, i) => {
-      if (e.externalId !== undefined) ids[i] = ids[firstOfKey.get(dedupKey(e.sourceType, e.externalId)) as number];
+      if (e.externalId !== undefined && e.externalId !== null) ids[i] = ids[firstOfKey.get(dedupKey(e.sourceType, e.externalId)) as number];
     });
     return { accepted: events.length - duplicates, deduplicated: duplicates, eventIds: ids };
   }
