@@ -28,7 +28,6 @@ import {
 } from './sessions.dto';
 import { given } from '../http/given';
 
-
 /** D-3 for a route without a body: any field is unknown (an empty object, or no body, is fine). */
 function rejectFields(body: unknown): void {
   if (body === undefined || body === null) return;
