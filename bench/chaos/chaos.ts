@@ -536,23 +536,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       let lost = 0;
       let doubled = 0;
       let misLinked = 0;
+      const examples: Array<{ member: Member; externalId: string; occurredAt: string; expected: string; actual: unknown }> = [];
       for (const member of members) {
         const ledger = ledgers.get(member.memberId)!;
         const seen = new Map<string, Array<unknown>>();
+        const occurred = new Map<string, string>();
         for (const e of await pages(member, '/activity/events?source_type=chaos')) {
           const x = String(e.external_id);
           seen.set(x, [...(seen.get(x) ?? []), e.session_id]);
+          occurred.set(x, String(e.occurred_at));
         }
         acknowledged += ledger.events.size;
         for (const [x, sessions] of seen) {
           stored += sessions.length;
           if (sessions.length > 1) doubled += sessions.length - 1;
           const expected = ledger.events.get(x);
-          if (expected !== undefined && sessions[0] !== expected) misLinked++;
+          if (expected !== undefined && sessions[0] !== expected) {
+            misLinked++;
+            if (examples.length < 3) examples.push({ member, externalId: x, occurredAt: occurred.get(x) ?? '?', expected, actual: sessions[0] });
+          }
         }
         for (const x of ledger.events.keys()) if (!seen.has(x)) lost++;
       }
-      return { acknowledged, stored, lost, doubled, misLinked };
+      return { acknowledged, stored, lost, doubled, misLinked, examples };
     };
     let events = await eventCheck();
     const linkWait = Date.now();
@@ -561,6 +567,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       events = await eventCheck();
     }
     const linkedAfterMs = events.misLinked === 0 ? Date.now() - loadEnded : -1;
+    // What a mislink looks like: the event, the session it should have and the one it has, with their intervals.
+    for (const x of events.examples) {
+      const listed = await pages(x.member, '/sessions');
+      const interval = (id: unknown): string => {
+        const s = listed.find((l) => l.session_id === id);
+        return s ? `${String(id)} [${String(s.started_at)}, ${String(s.closed_at)})` : String(id);
+      };
+      problems.push(`mislinked ${x.externalId} at ${x.occurredAt}: expected ${interval(x.expected)}, linked ${interval(x.actual)}`);
+    }
 
     const sessions = { started: 0, stored: 0, lost: 0, doubled: 0, wrongState: 0 };
     for (const member of members) {
@@ -661,7 +676,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         answered5xx: rolling.server,
         answered503: rolling.unavailable,
       },
-      events: { ...events, linkedAfterMs },
+      events: { acknowledged: events.acknowledged, stored: events.stored, lost: events.lost, doubled: events.doubled, misLinked: events.misLinked, linkedAfterMs },
       sessions,
       plate,
       lag: { zeroAfterMs, lastTotal, sinceLastFaultS: Math.round((loadEnded - lastFault) / 1000) },
