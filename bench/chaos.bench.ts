@@ -2,7 +2,7 @@
  * Chaos test (not a unit test; issue 19):
  *
  *   npm run chaos [-- --seed 42 --members 24 --replicas 2 --batch 20 --settle 20 --gap-min 8 --gap-max 20 --think 200]
- *   npm run chaos -- --short      the lean variant (out of `npm test` until the mislinks are fixed: docs/reliability.md)
+ *   npm run chaos -- --short      the lean variant (e2e/chaos.e2e-spec.ts runs it inside `npm test`)
  *
  * A three-node Kafka cluster of its own (scripts/infra.sh, KAFKA_NODES=3 on
  * free ports, torn down at the end), a database and topic prefix of its own
@@ -14,7 +14,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
-import { type AppName, chaosFailures, type ChaosOptions, formatReport, runChaos } from './chaos/chaos';
+import { type AppName, chaosFailures, type ChaosOptions, formatReport, runChaos, SHORT_CHAOS } from './chaos/chaos';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,20 +28,15 @@ const apps: AppName[] = ['gateway', 'identity', 'ingestion', 'correlation', 'ses
 const t0 = Date.now();
 const log = (line: string): void => console.log(`[chaos +${((Date.now() - t0) / 1000).toFixed(1)} s] ${line}`);
 
-/**
- * The short variant, lean for a shared two-core machine: two replicas of the
- * gateway, ingestion and sessions, one of identity, correlation and plate
- * (connectors takes no part in the load); the same faults, fewer members, shorter gaps.
- */
 const options: ChaosOptions = short
   ? {
       seed,
-      replicas: { gateway: 2, identity: 1, ingestion: 2, correlation: 1, sessions: 2, plate: 1 },
-      members: arg('members', 6),
-      batch: arg('batch', 10),
-      settleS: arg('settle', 5),
-      gapS: [arg('gap-min', 3), arg('gap-max', 6)],
-      thinkMs: arg('think', 250),
+      replicas: SHORT_CHAOS.replicas,
+      members: arg('members', SHORT_CHAOS.members),
+      batch: arg('batch', SHORT_CHAOS.batch),
+      settleS: arg('settle', SHORT_CHAOS.settleS),
+      gapS: [arg('gap-min', SHORT_CHAOS.gapS[0]), arg('gap-max', SHORT_CHAOS.gapS[1])],
+      thinkMs: arg('think', SHORT_CHAOS.thinkMs),
       log,
     }
   : {

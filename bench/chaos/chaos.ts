@@ -54,6 +54,21 @@ export interface ChaosOptions {
   readonly log: (line: string) => void;
 }
 
+/**
+ * The short variant, lean for a shared two-core machine (`npm run chaos -- --short`
+ * and the e2e tier): two replicas of the gateway, ingestion and sessions, one of
+ * identity, correlation and plate (connectors takes no part in the load); the same
+ * faults, fewer members, shorter gaps.
+ */
+export const SHORT_CHAOS: Omit<ChaosOptions, 'seed' | 'log'> = {
+  replicas: { gateway: 2, identity: 1, ingestion: 2, correlation: 1, sessions: 2, plate: 1 },
+  members: 6,
+  batch: 10,
+  settleS: 5,
+  gapS: [3, 6],
+  thinkMs: 250,
+};
+
 export interface ChaosReport {
   seed: number;
   replicas: Partial<Record<AppName, number>>;
@@ -100,6 +115,19 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The probe's value once it resolves (a passing error, such as metadata not yet propagated, is retried). */
+async function retrying<T>(what: string, timeoutMs: number, probe: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await probe();
+    } catch (err) {
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: err });
+      await sleep(500);
+    }
+  }
 }
 
 async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<number> {
@@ -225,12 +253,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const admin = await setupKafka.admin();
     await ensureTopics(admin, allTopics(), config.KAFKA_TOPIC_PREFIX);
     const topicNames = allTopics().map((t) => `${config.KAFKA_TOPIC_PREFIX}${t.name}`);
-    const metadata = await admin.fetchTopicMetadata({ topics: topicNames });
+    // A new topic reaches every node's metadata cache a moment after it is created.
+    const metadata = await retrying('topic metadata of the new topics', 60_000, () => admin.fetchTopicMetadata({ topics: topicNames }));
     const replicationFactor = [...new Set(metadata.topics.flatMap((t) => t.partitions.map((p) => p.replicas.length)))];
-    const described = await admin.describeConfigs({
-      includeSynonyms: false,
-      resources: topicNames.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
-    });
+    const described = await retrying("the new topics' configs", 60_000, () =>
+      admin.describeConfigs({
+        includeSynonyms: false,
+        resources: topicNames.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
+      }),
+    );
     const minInsyncReplicas = [...new Set(described.resources.flatMap((r) => r.configEntries.map((e) => e.configValue)))];
     log(
       `${topicNames.length} topics: replication factor ${replicationFactor.join('/')}, min.insync.replicas ${minInsyncReplicas.join('/')}`,
@@ -553,7 +584,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const expected = ledger.events.get(x);
           if (expected !== undefined && sessions[0] !== expected) {
             misLinked++;
-            if (examples.length < 3) examples.push({ member, externalId: x, occurredAt: occurred.get(x) ?? '?', expected, actual: sessions[0] });
+            if (examples.length < 3)
+              examples.push({ member, externalId: x, occurredAt: occurred.get(x) ?? '?', expected, actual: sessions[0] });
           }
         }
         for (const x of ledger.events.keys()) if (!seen.has(x)) lost++;
@@ -676,7 +708,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         answered5xx: rolling.server,
         answered503: rolling.unavailable,
       },
-      events: { acknowledged: events.acknowledged, stored: events.stored, lost: events.lost, doubled: events.doubled, misLinked: events.misLinked, linkedAfterMs },
+      events: {
+        acknowledged: events.acknowledged,
+        stored: events.stored,
+        lost: events.lost,
+        doubled: events.doubled,
+        misLinked: events.misLinked,
+        linkedAfterMs,
+      },
       sessions,
       plate,
       lag: { zeroAfterMs, lastTotal, sinceLastFaultS: Math.round((loadEnded - lastFault) / 1000) },
