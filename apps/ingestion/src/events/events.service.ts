@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  ErrorCode,
   EventsStored,
   MAX_PAGE_BYTES,
   type EventPageV1,
@@ -8,7 +9,16 @@ import {
   type ListEventsV1,
   type StoredEventV1,
 } from '@worktrack/contracts';
-import { enqueue, failpoint, OutboxRelay, SignedCursor, takeWithinBytes, type CursorScope } from '@worktrack/platform';
+import {
+  DomainError,
+  enqueue,
+  failpoint,
+  OutboxRelay,
+  SignedCursor,
+  takeWithinBytes,
+  TRANSIENT_MESSAGE,
+  type CursorScope,
+} from '@worktrack/platform';
 import { eventId } from './event-id';
 import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
 
@@ -68,7 +78,8 @@ export class EventsService {
         );
         for (const r of lost) {
           const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
-          if (!id) throw new Error('deduplication key vanished during the batch'); // its writer rolled back: the command is retried
+          // Its writer rolled back between our conflict and this read: the client retries with the same key (D-2).
+          if (!id) throw new DomainError(ErrorCode.UNAVAILABLE, TRANSIENT_MESSAGE);
           if (id !== r.id) duplicates++;
           ids[r.index] = id;
         }
