@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { EventsStored, SessionChanged, Topics, type EventsLinkedV1 } from '@worktrack/contracts';
-import { MessagePublisher, startService } from '@worktrack/platform';
+import { startService } from '@worktrack/platform';
 import {
   base,
   eventually,
   expectedLinks,
   iso,
+  MessagePublisher,
   MINUTE,
   prng,
   scenario,

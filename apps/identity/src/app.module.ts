@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
+import { OutboxRelay, PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { AgentsModule } from './agents/agents.module';
 import { identityDatabase } from './database/data-source';
 import { MembersModule } from './members/members.module';
@@ -22,6 +22,8 @@ export class AppModule {
         TokensModule,
         AgentsModule,
       ],
+      // One relay for the outbox that members, tokens and agents write.
+      providers: [OutboxRelay],
     };
   }
 }

@@ -12,8 +12,8 @@ import {
   type WorkingHours,
 } from '@worktrack/contracts';
 import { DataSource } from 'typeorm';
-import { CommandClient, MessagePublisher, startService } from '@worktrack/platform';
-import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { CommandClient, startService } from '@worktrack/platform';
+import { eventually, MessagePublisher, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { PlateConfig } from '../src/plate.config';
 import { AppModule } from '../src/app.module';
 import { PlateService } from '../src/plate/plate.service';

@@ -27,13 +27,12 @@ import {
   DomainError,
   ensureTopics,
   KafkaClient,
-  MessagePublisher,
   Metrics,
   readHeaders,
   startService,
   type RunningConsumer,
 } from '@worktrack/platform';
-import { eventually, testConfig, type TestKafka } from '@worktrack/testing';
+import { eventually, MessagePublisher, testConfig, type TestKafka } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
 import { AppModule } from '../src/app.module';
 import { SessionsPublisher } from '../src/sessions/sessions.publisher';

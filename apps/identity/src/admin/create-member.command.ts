@@ -4,9 +4,10 @@ import { IANAZone } from 'luxon';
 import { isEmail } from 'class-validator';
 import { MEMBER_KINDS, MEMBER_ROLES, type MemberKind, type MemberRole } from '@worktrack/contracts';
 import { SignedCursor, UsageError, type ServiceConfig } from '@worktrack/platform';
-import { IdentityEvents } from '../events/identity-events';
+import { MembersPublisher } from '../members/members.publisher';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS, toMemberV1 } from '../members/member.mapper';
 import { MembersRepository } from '../members/members.repository';
+import { TokensPublisher } from '../tokens/tokens.publisher';
 import { TokensRepository } from '../tokens/tokens.repository';
 import { TokensService } from '../tokens/tokens.service';
 import { withAdminDataSource } from './admin-data-source';
@@ -72,8 +73,8 @@ export async function createMemberCommand(args: string[], config: ServiceConfig)
   const input = parseCreateMemberArgs(args);
   await withAdminDataSource(config, async (dataSource) => {
     const members = new MembersRepository(dataSource);
-    const events = new IdentityEvents({ notify: () => undefined });
-    const tokens = new TokensService(new TokensRepository(dataSource), members, events, new SignedCursor(config.CURSOR_SECRET));
+    const publisher = new MembersPublisher();
+    const tokens = new TokensService(new TokensRepository(dataSource), members, new TokensPublisher(), new SignedCursor(config.CURSOR_SECRET));
     const result = await members.transaction(async (manager) => {
       const workspace = await members.upsertWorkspace(manager, randomUUID(), input.workspace);
       let member = await members.findByEmail(manager, workspace.id, input.email);
@@ -91,7 +92,7 @@ export async function createMemberCommand(args: string[], config: ServiceConfig)
           plateCapacity: input.capacity,
           createdBy: null,
         });
-        await events.memberChanged(manager, toMemberV1(member));
+        await publisher.changed(manager, toMemberV1(member));
       }
       const token = await tokens.mint(manager, member, 'bootstrap', 'full');
       return { workspace_id: workspace.id, member_id: member.id, token: token.token };

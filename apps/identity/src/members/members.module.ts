@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
 import { IdentityMembersConsumer } from './members.consumer';
+import { MembersPublisher } from './members.publisher';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 @Module({
-  imports: [EventsModule],
   controllers: [IdentityMembersConsumer],
-  providers: [MembersRepository, MembersService],
-  exports: [MembersRepository],
+  providers: [MembersRepository, MembersPublisher, MembersService],
+  exports: [MembersRepository, MembersPublisher],
 })
 export class MembersModule {}

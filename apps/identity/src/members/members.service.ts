@@ -9,7 +9,6 @@ import {
   type UpdateMeV1,
   type WorkingHours,
 } from '@worktrack/contracts';
-import { IdentityEvents } from '../events/identity-events';
 import type { MemberEntity } from './entities/member.entity';
 import { toMemberV1 } from './member.mapper';
 import {
@@ -21,6 +20,7 @@ import {
   onlyOwnersAndAdminsManage,
   unauthenticated,
 } from './members.errors';
+import { MembersPublisher } from './members.publisher';
 import { MembersRepository } from './members.repository';
 
 /** Intervals of a day must be start < end, in order, not overlapping. Returns the first problem. */
@@ -45,7 +45,7 @@ export function workingHoursProblem(hours: WorkingHours): { path: string; issue:
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly events: IdentityEvents,
+    private readonly publisher: MembersPublisher,
   ) {}
 
   async me(actor: ActorV1): Promise<MemberV1> {
@@ -129,18 +129,17 @@ export class MembersService {
     memberId: string,
     edit: (member: MemberEntity, caller: MemberEntity, manager: EntityManager) => unknown,
   ): Promise<MemberV1> {
-    const { member, changed } = await this.members.transaction(async (manager) => {
+    const member = await this.members.transaction(async (manager) => {
       const caller = await this.activeCaller(actor, manager);
       const target = await this.members.lockInWorkspace(manager, actor.workspaceId, memberId);
       if (!target) throw memberNotFound(memberId);
       const before = JSON.stringify(toMemberV1(target));
-      if ((await edit(target, target.id === caller.id ? target : caller, manager)) === false) return { member: target, changed: false };
-      if (JSON.stringify(toMemberV1(target)) === before) return { member: target, changed: false };
+      if ((await edit(target, target.id === caller.id ? target : caller, manager)) === false) return target;
+      if (JSON.stringify(toMemberV1(target)) === before) return target;
       const saved = await this.members.saveChange(manager, target);
-      await this.events.memberChanged(manager, toMemberV1(saved));
-      return { member: saved, changed: true };
+      await this.publisher.changed(manager, toMemberV1(saved));
+      return saved;
     });
-    if (changed) this.events.published();
     return toMemberV1(member);
   }
 }

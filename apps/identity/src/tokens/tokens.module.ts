@@ -1,18 +1,17 @@
 import { Module } from '@nestjs/common';
-import { ServiceConfig, SignedCursor } from '@worktrack/platform';
-import { EventsModule } from '../events/events.module';
 import { MembersModule } from '../members/members.module';
 import { TokensConsumer } from './tokens.consumer';
+import { TokensPublisher } from './tokens.publisher';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [MembersModule, EventsModule],
+  imports: [MembersModule],
   controllers: [TokensConsumer],
   providers: [
     TokensRepository,
+    TokensPublisher,
     TokensService,
-    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
   ],
   exports: [TokensService],
 })

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { outboxRelayProviders, ServiceConfig, SignedCursor } from '@worktrack/platform';
+import { OutboxRelay } from '@worktrack/platform';
 import { MembersModule } from '../members/members.module';
 import { SessionsConsumer } from './sessions.consumer';
 import { SessionsPublisher } from './sessions.publisher';
@@ -11,8 +11,7 @@ import { SessionsSweeper } from './sessions.sweeper';
   imports: [MembersModule],
   controllers: [SessionsConsumer],
   providers: [
-    ...outboxRelayProviders,
-    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
+    OutboxRelay,
     SessionsRepository,
     SessionsPublisher,
     SessionsService,

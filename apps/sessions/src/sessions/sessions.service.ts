@@ -80,8 +80,7 @@ export class SessionsService {
     this.checkStart(command, new Date());
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
-    const { session, changed } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
-    if (changed) this.publisher.published();
+    const { session } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
     return presentSession(session);
   }
 
@@ -268,30 +267,27 @@ export class SessionsService {
   ): Promise<SessionV1> {
     const now = new Date();
     const key: SessionKey = { id: sessionId, memberId: actor.memberId, workspaceId: actor.workspaceId };
-    const { outcome, changes } = await this.sessions.transaction(async (m) => {
-      let count = 0;
+    const outcome = await this.sessions.transaction(async (m): Promise<Exclude<Verdict, 'retry'>> => {
       for (let round = 1; round <= 2; round++) {
         const changed = await attempt(m, key, now);
         if (changed) {
           await this.publisher.changed(m, typeof change === 'string' ? change : change(changed, now), changed);
-          return { outcome: { session: changed }, changes: count + 1 };
+          return { session: changed };
         }
         let session = await this.sessions.findForUpdate(m, sessionId, actor.memberId, actor.workspaceId);
-        if (!session) return { outcome: { error: sessionNotFound(sessionId) }, changes: count };
+        if (!session) return { error: sessionNotFound(sessionId) };
         if (isLive(session) && session.startedAt.getTime() + this.maxMs <= now.getTime()) {
           const expired = await this.sessions.expireIfDue(m, session.id, now, this.maxMs);
           if (expired) {
             await this.publisher.changed(m, 'auto_closed', expired);
             session = expired;
-            count++;
           }
         }
         const answer = verdict(session, now);
-        if (answer !== 'retry') return { outcome: answer, changes: count };
+        if (answer !== 'retry') return answer;
       }
       throw new Error(`session ${sessionId}: the change did not apply while the session was locked`);
     });
-    if (changes > 0) this.publisher.published();
     if ('error' in outcome) throw outcome.error;
     return presentSession(outcome.session);
   }

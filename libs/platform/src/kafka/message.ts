@@ -14,7 +14,10 @@ export function readHeaders(headers: IHeaders | undefined): HeaderMap {
 }
 
 /** Headers every message carries: contract type and version, a message id, the request id. */
-export function contractHeaders(contract: MessageContract, opts: { messageId?: string; requestId?: string }): HeaderMap {
+export function contractHeaders(
+  contract: Pick<MessageContract, 'type' | 'version'>,
+  opts: { messageId?: string; requestId?: string | null },
+): HeaderMap {
   const headers: HeaderMap = {
     [Header.type]: contract.type,
     [Header.version]: String(contract.version),
