@@ -9,7 +9,6 @@ import {
   KafkaClient,
   Metrics,
   migrate,
-  pendingSchemaChanges,
   readHeaders,
   withLogContext,
 } from '../src';
@@ -153,7 +152,7 @@ afterAll(async () => {
 
 describe('transactional outbox', () => {
   it('has a migration that matches the entity exactly (no drift) and can be undone', async () => {
-    expect(await pendingSchemaChanges(db)).toEqual([]);
+    expect((await db.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
     const columns = await db.query<Array<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null }>>(
       `SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'outbox' ORDER BY ordinal_position`,
@@ -174,7 +173,7 @@ describe('transactional outbox', () => {
     await db.undoLastMigration();
     expect(await db.query(`SELECT to_regclass('"${schema}"."outbox"') AS t`)).toEqual([{ t: null }]);
     expect(await migrate(db)).toEqual(['OutboxTest1763750000100']);
-    expect(await pendingSchemaChanges(db)).toEqual([]);
+    expect((await db.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
   });
 
   it('refuses an invalid payload at enqueue, and an enqueue outside a transaction', async () => {

@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { within } from '../async/within';
 import type { AppConfig } from '../config/base.config';
 import { ReadinessService } from '../health/readiness.service';
 import { HttpErrorFilter, sendError } from '../http/http-error.filter';
@@ -90,7 +91,7 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         app = candidate;
       } catch (err) {
         // A dependency lost between its check and the app's start (or topics not created yet).
-        if (candidate) await closeBounded(candidate, 10_000);
+        if (candidate) await within(candidate.close().catch(() => undefined), 10_000);
         if (attempt >= attempts) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
@@ -108,17 +109,6 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   app.get(ReadinessService).setAccepting(true);
   logger.info({ port: boundPort(app) }, 'listening');
   return app;
-}
-
-async function closeBounded(app: INestApplicationContext, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    app.close().catch(() => undefined),
-    new Promise<void>((r) => {
-      timer = setTimeout(r, timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
 }
 
 async function createNestApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
