@@ -18,7 +18,7 @@ import {
   type TestKafka,
 } from '@worktrack/testing';
 import { CorrelationConfig } from '../src/correlation.config';
-import { AppModule } from '../src/app.module';
+import { CorrelationAppModule } from '../src/app.module';
 import { LINKS_PER_MESSAGE } from '../src/links/links.publisher';
 
 /** Correlation through real Kafka and Postgres. */
@@ -30,7 +30,7 @@ describe('correlation: links are right whatever the order (D-31)', () => {
 
   beforeAll(async () => {
     const config = testConfig(CorrelationConfig);
-    app = await startService('correlation', AppModule, config);
+    app = await startService('correlation', CorrelationAppModule, config);
     kafka = testKafka('correlation-it');
     publisher = new MessagePublisher(kafka.client);
     db = app.get(DataSource);

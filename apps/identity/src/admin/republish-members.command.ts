@@ -1,7 +1,7 @@
-import { UsageError, type ServiceConfig } from '@worktrack/platform';
+import { CommandUsageError, type ServiceConfig } from '@worktrack/platform';
 import { toMemberV1 } from '../members/member.mapper';
 import { MembersPublisher } from '../members/members.publisher';
-import { MembersRepository } from '../members/members.repository';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { withAdminDataSource } from './admin-data-source';
 
 const PAGE = 500;
@@ -14,9 +14,9 @@ const PAGE = 500;
  * newest version). Prints `{"republished": n}`.
  */
 export async function republishMembersCommand(args: string[], config: ServiceConfig): Promise<void> {
-  if (args.length > 0) throw new UsageError('usage: republish-members (no options)');
+  if (args.length > 0) throw new CommandUsageError('usage: republish-members (no options)');
   await withAdminDataSource(config, async (dataSource) => {
-    const members = new MembersRepository(dataSource);
+    const members = new IdentityMembersRepository(dataSource);
     const publisher = new MembersPublisher();
     let after: string | null = null;
     let count = 0;

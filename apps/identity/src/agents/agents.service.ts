@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { ActorV1, RegisteredAgentV1, TokenScope } from '@worktrack/contracts';
 import { DEFAULT_PLATE_CAPACITY, toMemberV1 } from '../members/member.mapper';
 import { MembersPublisher } from '../members/members.publisher';
-import { MembersRepository } from '../members/members.repository';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { TokensService } from '../tokens/tokens.service';
 import { unauthenticated } from '../members/members.errors';
 import { agentsCannotRegisterAgents, onlyOwnersAndAdminsRegister, registerNeedsFullCredential } from './agents.errors';
@@ -16,7 +16,7 @@ import { agentsCannotRegisterAgents, onlyOwnersAndAdminsRegister, registerNeedsF
 @Injectable()
 export class AgentsService {
   constructor(
-    private readonly members: MembersRepository,
+    private readonly members: IdentityMembersRepository,
     private readonly tokens: TokensService,
     private readonly publisher: MembersPublisher,
   ) {}

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { IdentityMembersConsumer } from './members.consumer';
 import { MembersPublisher } from './members.publisher';
-import { MembersRepository } from './members.repository';
+import { IdentityMembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 @Module({
   controllers: [IdentityMembersConsumer],
-  providers: [MembersRepository, MembersPublisher, MembersService],
-  exports: [MembersRepository, MembersPublisher],
+  providers: [IdentityMembersRepository, MembersPublisher, MembersService],
+  exports: [IdentityMembersRepository, MembersPublisher],
 })
-export class MembersModule {}
+export class IdentityMembersModule {}

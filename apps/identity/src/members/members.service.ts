@@ -9,7 +9,7 @@ import {
   type UpdateMeV1,
   type WorkingHours,
 } from '@worktrack/contracts';
-import type { MemberEntity } from './entities/member.entity';
+import type { IdentityMemberEntity } from './entities/member.entity';
 import { toMemberV1 } from './member.mapper';
 import {
   invalidField as invalid,
@@ -21,7 +21,7 @@ import {
   unauthenticated,
 } from './members.errors';
 import { MembersPublisher } from './members.publisher';
-import { MembersRepository } from './members.repository';
+import { IdentityMembersRepository } from './members.repository';
 
 /** Intervals of a day must be start < end, in order, not overlapping. Returns the first problem. */
 export function workingHoursProblem(hours: WorkingHours): { path: string; issue: string } | undefined {
@@ -44,7 +44,7 @@ export function workingHoursProblem(hours: WorkingHours): { path: string; issue:
 @Injectable()
 export class MembersService {
   constructor(
-    private readonly members: MembersRepository,
+    private readonly members: IdentityMembersRepository,
     private readonly publisher: MembersPublisher,
   ) {}
 
@@ -107,12 +107,12 @@ export class MembersService {
     });
   }
 
-  private mayManage(actor: ActorV1, caller: MemberEntity): void {
+  private mayManage(actor: ActorV1, caller: IdentityMemberEntity): void {
     if (actor.scope !== 'full') throw manageNeedsFullCredential();
     if (caller.role !== 'owner' && caller.role !== 'admin') throw onlyOwnersAndAdminsManage();
   }
 
-  private async activeCaller(actor: ActorV1, manager?: EntityManager): Promise<MemberEntity> {
+  private async activeCaller(actor: ActorV1, manager?: EntityManager): Promise<IdentityMemberEntity> {
     const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
     // A credential whose member is gone, deactivated or another workspace's is no credential.
     if (!member || member.deactivatedAt) throw unauthenticated();
@@ -127,7 +127,7 @@ export class MembersService {
   private async change(
     actor: ActorV1,
     memberId: string,
-    edit: (member: MemberEntity, caller: MemberEntity, manager: EntityManager) => unknown,
+    edit: (member: IdentityMemberEntity, caller: IdentityMemberEntity, manager: EntityManager) => unknown,
   ): Promise<MemberV1> {
     const member = await this.members.transaction(async (manager) => {
       const caller = await this.activeCaller(actor, manager);

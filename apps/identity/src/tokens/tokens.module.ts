@@ -1,18 +1,14 @@
 import { Module } from '@nestjs/common';
-import { MembersModule } from '../members/members.module';
+import { IdentityMembersModule } from '../members/members.module';
 import { TokensConsumer } from './tokens.consumer';
 import { TokensPublisher } from './tokens.publisher';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [MembersModule],
+  imports: [IdentityMembersModule],
   controllers: [TokensConsumer],
-  providers: [
-    TokensRepository,
-    TokensPublisher,
-    TokensService,
-  ],
+  providers: [TokensRepository, TokensPublisher, TokensService],
   exports: [TokensService],
 })
 export class TokensModule {}

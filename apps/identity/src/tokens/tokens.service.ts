@@ -11,9 +11,9 @@ import {
   type TokenScope,
 } from '@worktrack/contracts';
 import { SignedCursor, type CursorScope } from '@worktrack/platform';
-import type { MemberEntity } from '../members/entities/member.entity';
+import type { IdentityMemberEntity } from '../members/entities/member.entity';
 import { toMemberV1 } from '../members/member.mapper';
-import { MembersRepository } from '../members/members.repository';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { hashesMatch, newTokenParts, sha256 } from './token-secret';
 import { TokensPublisher } from './tokens.publisher';
 import { toApiTokenV1 } from './token.mapper';
@@ -31,13 +31,13 @@ import { TokensRepository } from './tokens.repository';
 export class TokensService {
   constructor(
     private readonly tokens: TokensRepository,
-    private readonly members: MembersRepository,
+    private readonly members: IdentityMembersRepository,
     private readonly publisher: TokensPublisher,
     private readonly cursors: SignedCursor,
   ) {}
 
   /** Creates a token for `member` inside the caller's transaction; the full token is returned only here. */
-  async mint(manager: EntityManager, member: MemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
+  async mint(manager: EntityManager, member: IdentityMemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const { tokenId, secret, token } = newTokenParts();
       const free = await this.tokens.insertIfFree(manager, {

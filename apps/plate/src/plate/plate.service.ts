@@ -10,7 +10,7 @@ import {
   type PlateItemV1,
 } from '@worktrack/contracts';
 import { SignedCursor, type CursorScope } from '@worktrack/platform';
-import { MembersRepository } from '../members/members.repository';
+import { PlateMembersRepository } from '../members/members.repository';
 import { isRealDate, isWorkingDay, nextDay, todayIn } from './plate-calendar';
 import {
   assigneeNotFound,
@@ -48,7 +48,7 @@ const toItem = (r: ItemRow): PlateItemV1 => ({
 export class PlateService {
   constructor(
     private readonly plate: PlateRepository,
-    private readonly members: MembersRepository,
+    private readonly members: PlateMembersRepository,
     private readonly cursors: SignedCursor,
   ) {}
 
@@ -106,7 +106,7 @@ export class PlateService {
   private claimAndInsert(
     itemId: string,
     command: AssignPlateItemV1,
-    assignee: NonNullable<Awaited<ReturnType<MembersRepository['newest']>>>,
+    assignee: NonNullable<Awaited<ReturnType<PlateMembersRepository['newest']>>>,
     requested: string,
   ): Promise<PlateAssignmentV1> {
     const { actor } = command;

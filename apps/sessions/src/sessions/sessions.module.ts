@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OutboxRelay } from '@worktrack/platform';
-import { MembersModule } from '../members/members.module';
+import { SessionsMembersModule } from '../members/members.module';
 import { SessionsConsumer } from './sessions.consumer';
 import { SessionsPublisher } from './sessions.publisher';
 import { SessionsRepository } from './sessions.repository';
@@ -8,14 +8,8 @@ import { SessionsService } from './sessions.service';
 import { SessionsSweeper } from './sessions.sweeper';
 
 @Module({
-  imports: [MembersModule],
+  imports: [SessionsMembersModule],
   controllers: [SessionsConsumer],
-  providers: [
-    OutboxRelay,
-    SessionsRepository,
-    SessionsPublisher,
-    SessionsService,
-    SessionsSweeper,
-  ],
+  providers: [OutboxRelay, SessionsRepository, SessionsPublisher, SessionsService, SessionsSweeper],
 })
 export class SessionsModule {}

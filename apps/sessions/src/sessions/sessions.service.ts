@@ -15,7 +15,7 @@ import {
   type StartSessionV1,
 } from '@worktrack/contracts';
 import { DomainError, SignedCursor, type CursorScope } from '@worktrack/platform';
-import { MembersRepository } from '../members/members.repository';
+import { SessionsMembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
 import { calendarRange, isUsableZone } from './calendar-range';
 import type { SessionEntity } from './entities/session.entity';
@@ -69,7 +69,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly publisher: SessionsPublisher,
-    private readonly members: MembersRepository,
+    private readonly members: SessionsMembersRepository,
     private readonly cursors: SignedCursor,
     config: SessionsConfig,
   ) {
