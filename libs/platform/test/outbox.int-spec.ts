@@ -2,16 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { allTopics, defineMessage, Header, Topics } from '@worktrack/contracts';
-import {
-  createLogger,
-  createServiceDataSource,
-  ensureTopics,
-  KafkaClient,
-  Metrics,
-  migrate,
-  readHeaders,
-  withLogContext,
-} from '../src';
+import { createLogger, createServiceDataSource, ensureTopics, KafkaClient, Metrics, migrate, readHeaders, withLogContext } from '../src';
 import { enqueue, OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox';
 import { OutboxMessageEntity } from '../src/outbox/outbox-message.entity';
 import { createOutboxTable, dropOutboxTable } from '../src/outbox/outbox.migration';

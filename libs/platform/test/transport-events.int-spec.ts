@@ -4,16 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { IsInt, IsString } from 'class-validator';
 import { allTopics, defineMessage, Header, Topics } from '@worktrack/contracts';
-import {
-  createLogger,
-  ensureTopics,
-  HandleEvent,
-  KafkaClient,
-  KafkaContractTransport,
-  LOGGER,
-  Metrics,
-  readHeaders,
-} from '../src';
+import { createLogger, ensureTopics, HandleEvent, KafkaClient, KafkaContractTransport, LOGGER, Metrics, readHeaders } from '../src';
 import { eventually, platformTestClient, publish } from './helpers';
 
 class TickV1 {
@@ -66,7 +57,9 @@ describe('@HandleEvent through KafkaContractTransport: at-least-once, ordered pe
   it('publishes with the contract validated, keeps one key in order, retries a failing handler, dead-letters poison without blocking', async () => {
     const publisherClient = client('pub');
     // The producer side refuses what the contract does not allow.
-    await expect(publish(publisherClient, Tick, [{ key: 'm', payload: { memberId: 'm', seq: 'x' as unknown as number } }])).rejects.toThrow(/seq/);
+    await expect(publish(publisherClient, Tick, [{ key: 'm', payload: { memberId: 'm', seq: 'x' as unknown as number } }])).rejects.toThrow(
+      /seq/,
+    );
 
     const strategy = new KafkaContractTransport(client('sub'), createLogger('sub', process.env.LOG_LEVEL ?? 'silent', 'sub'), metrics);
     const consumer = await NestFactory.createMicroservice(TicksModule, { strategy, logger: false });

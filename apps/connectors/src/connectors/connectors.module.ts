@@ -9,8 +9,6 @@ import { ConnectorsService } from './connectors.service';
 @Module({
   imports: [ConnectorStoreModule, DeliveriesModule, ConnectorsRpcModule],
   controllers: [ConnectorsConsumer],
-  providers: [
-    ConnectorsService,
-  ],
+  providers: [ConnectorsService],
 })
 export class ConnectorsModule {}

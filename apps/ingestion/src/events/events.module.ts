@@ -9,12 +9,6 @@ import { TimelineLinksConsumer } from './links.consumer';
 
 @Module({
   controllers: [EventsConsumer, TimelineLinksConsumer],
-  providers: [
-    OutboxRelay,
-    EventsRepository,
-    EventsPublisher,
-    EventsService,
-    EventLinksService,
-  ],
+  providers: [OutboxRelay, EventsRepository, EventsPublisher, EventsService, EventLinksService],
 })
 export class EventsModule {}

@@ -10,7 +10,11 @@ import { enqueue } from '@worktrack/platform';
  */
 @Injectable()
 export class EventsPublisher {
-  stored(manager: EntityManager, actor: Pick<ActorV1, 'memberId' | 'workspaceId'>, events: Array<{ id: string; occurredAt: string }>): Promise<void> {
+  stored(
+    manager: EntityManager,
+    actor: Pick<ActorV1, 'memberId' | 'workspaceId'>,
+    events: Array<{ id: string; occurredAt: string }>,
+  ): Promise<void> {
     return enqueue(
       manager,
       EventsStored,

@@ -97,11 +97,7 @@ export class EventsService {
       before: before ? { occurredAt: String(before[0]), id: String(before[1]) } : undefined,
       limit: limit + 1,
     });
-    const events: StoredEventV1[] = takeWithinBytes(
-      rows.slice(0, limit).map(toStoredEventV1),
-      MAX_PAGE_BYTES,
-      eventBytes,
-    );
+    const events: StoredEventV1[] = takeWithinBytes(rows.slice(0, limit).map(toStoredEventV1), MAX_PAGE_BYTES, eventBytes);
     const last = events[events.length - 1];
     return {
       events,

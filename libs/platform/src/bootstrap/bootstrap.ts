@@ -91,7 +91,11 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         app = candidate;
       } catch (err) {
         // A dependency lost between its check and the app's start (or topics not created yet).
-        if (candidate) await within(candidate.close().catch(() => undefined), 10_000);
+        if (candidate)
+          await within(
+            candidate.close().catch(() => undefined),
+            10_000,
+          );
         if (attempt >= attempts) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
