@@ -19,6 +19,7 @@ import { SessionsMembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
 import { calendarRange, isUsableZone } from './calendar-range';
 import type { SessionEntity } from './entities/session.entity';
+import { toSessionV1 } from './session.mapper';
 import { sessionIdFor, startBodyHash } from './session-ids';
 import {
   idempotencyKeyReused,
@@ -42,20 +43,6 @@ type Verdict = { session: SessionEntity } | { error: DomainError } | 'retry';
 const MAX_TIMER_ROUNDS = 100;
 
 const isLive = (s: SessionEntity): boolean => s.state === 'active' || s.state === 'paused';
-
-export const presentSession = (s: SessionEntity): SessionV1 => ({
-  sessionId: s.id,
-  intentText: s.intentText,
-  state: s.state,
-  source: s.source,
-  workType: s.workType,
-  goalId: s.goalId,
-  projectId: s.projectId,
-  startedAt: s.startedAt.toISOString(),
-  closedAt: s.closedAt ? s.closedAt.toISOString() : null,
-  userTags: s.userTags,
-  createdAt: s.createdAt.toISOString(),
-});
 
 /**
  * Work sessions (D-22 … D-30): start (timer, manual, idempotency keys),
@@ -81,7 +68,7 @@ export class SessionsService {
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
     const { session } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
-    return presentSession(session);
+    return toSessionV1(session);
   }
 
   pause(command: PauseSessionV1): Promise<SessionV1> {
@@ -151,7 +138,7 @@ export class SessionsService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      sessions: page.map(presentSession),
+      sessions: page.map(toSessionV1),
       nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], scope) : null,
     };
   }
@@ -289,7 +276,7 @@ export class SessionsService {
       throw new Error(`session ${sessionId}: the change did not apply while the session was locked`);
     });
     if ('error' in outcome) throw outcome.error;
-    return presentSession(outcome.session);
+    return toSessionV1(outcome.session);
   }
 
   private position(cursor: string, scope: CursorScope): { startedAt: Date; id: string } {
