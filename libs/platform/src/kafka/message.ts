@@ -32,7 +32,6 @@ export interface MessageMeta {
   topic: string;
   partition: number;
   offset: string;
-  key: string | null;
   headers: HeaderMap;
   messageId: string;
   requestId?: string;
@@ -46,7 +45,6 @@ export function messageMeta(topic: string, partition: number, message: KafkaMess
     topic,
     partition,
     offset: message.offset,
-    key: message.key ? message.key.toString('utf8') : null,
     headers,
     messageId: headers[Header.messageId] ?? `${topic}:${partition}:${message.offset}`,
     requestId: headers[Header.requestId],
