@@ -3,7 +3,7 @@
 // other (one scope per app, each depending on itself and the shared libs
 // only); apps may use contracts, platform, testing and the SDK; platform may
 // use contracts only; the SDK nothing; a consumer or controller never imports
-// a repository.
+// a repository; only a feature's publisher writes the outbox.
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
@@ -92,6 +92,25 @@ export default tseslint.config(
             {
               group: ['**/*.repository', './*.repository'],
               message: 'A consumer or controller calls its service; only services use repositories.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Events out: a feature's <feature>.publisher.ts is the one place that writes the outbox.
+    files: ['apps/**/*.ts'],
+    ignores: ['apps/**/*.publisher.ts', 'apps/**/test/**', 'apps/**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@worktrack/platform',
+              importNames: ['enqueue'],
+              message: "Write the outbox through the feature's <feature>.publisher.ts.",
             },
           ],
         },

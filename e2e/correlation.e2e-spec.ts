@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { EventsStored, SessionChanged } from '@worktrack/contracts';
-import { MessagePublisher } from '@worktrack/platform';
 import {
   expectedLinks,
+  MessagePublisher,
   prng,
   scenario,
   shuffle,

@@ -12,10 +12,10 @@ import { WebhooksModule } from './webhooks/webhooks.module';
  * sends commands with replies on `connectors.replies`.
  */
 @Module({})
-export class AppModule {
+export class ConnectorsAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: ConnectorsAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'connectors', ...runtime, database: connectorsDatabase }),
         StatusModule.forService('connectors'),

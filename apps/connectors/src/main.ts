@@ -1,5 +1,5 @@
 import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
-import { AppModule } from './app.module';
+import { ConnectorsAppModule } from './app.module';
 import { ConnectorsConfig } from './connectors.config';
 import { connectorsDatabase } from './database/data-source';
 
@@ -11,5 +11,5 @@ runMain('connectors', async () => {
     await runMigrations(config, connectorsDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('connectors', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('connectors', ConnectorsAppModule, config, logger), config, logger);
 });

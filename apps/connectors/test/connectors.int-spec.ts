@@ -26,7 +26,7 @@ import { eventually, memberWithToken, startAppProcess, testConfig, testKafka, ty
 import { CalendarPoller } from '../src/calendar/calendar.poller';
 import { DeliveryProcessor } from '../src/deliveries/delivery.processor';
 import { ConnectorsConfig } from '../src/connectors.config';
-import { AppModule } from '../src/app.module';
+import { ConnectorsAppModule } from '../src/app.module';
 import { readCalendarFixture } from './fixtures/calendar/calendar-fixtures';
 import { FIXTURE_TOKEN, loadFixture, signGithub, signSlack } from './fixtures/fixtures';
 
@@ -108,7 +108,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       // Calendar polls are driven by the test (fixed clock); the processor reacts at once to new deliveries.
       startService(
         'connectors',
-        AppModule,
+        ConnectorsAppModule,
         testConfig(ConnectorsConfig, {
           ...env,
           CALENDAR_SCHEDULER_INTERVAL_MS: '3600000',

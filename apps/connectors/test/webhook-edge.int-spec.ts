@@ -18,7 +18,7 @@ import {
 import { CommandClient, DomainError, ensureTopics, startService } from '@worktrack/platform';
 import { memberWithToken, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
 import { ConnectorsConfig } from '../src/connectors.config';
-import { AppModule } from '../src/app.module';
+import { ConnectorsAppModule } from '../src/app.module';
 
 /**
  * ADR 0011 against real Kafka and Postgres: the connectors service hands a
@@ -75,7 +75,7 @@ describe('connectors: edge verification contract (ADR 0011)', () => {
     const env = { KAFKA_TOPIC_PREFIX: prefix };
     [services, app] = await Promise.all([
       Promise.all([startAppProcess('identity', env, 120_000), startAppProcess('ingestion', env, 120_000)]),
-      startService('connectors', AppModule, testConfig(ConnectorsConfig, { ...env, WORK_POLL_INTERVAL_MS: '200' })),
+      startService('connectors', ConnectorsAppModule, testConfig(ConnectorsConfig, { ...env, WORK_POLL_INTERVAL_MS: '200' })),
     ]);
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
     await rpc.start();

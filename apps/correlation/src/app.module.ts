@@ -9,10 +9,10 @@ import { LinksModule } from './links/links.module';
  * and `sessions.events`, publishes `correlation.links`.
  */
 @Module({})
-export class AppModule {
+export class CorrelationAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: CorrelationAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'correlation', ...runtime, database: correlationDatabase }),
         StatusModule.forService('correlation'),

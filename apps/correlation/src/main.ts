@@ -1,5 +1,5 @@
 import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
-import { AppModule } from './app.module';
+import { CorrelationAppModule } from './app.module';
 import { CorrelationConfig } from './correlation.config';
 import { correlationDatabase } from './database/data-source';
 
@@ -11,5 +11,5 @@ runMain('correlation', async () => {
     await runMigrations(config, correlationDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('correlation', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('correlation', CorrelationAppModule, config, logger), config, logger);
 });

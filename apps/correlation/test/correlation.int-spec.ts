@@ -1,6 +1,6 @@
 import { serviceSkeletonSpec } from '@worktrack/testing';
 import { CorrelationConfig } from '../src/correlation.config';
-import { AppModule } from '../src/app.module';
+import { CorrelationAppModule } from '../src/app.module';
 import { correlationDatabase } from '../src/database/data-source';
 
-serviceSkeletonSpec('correlation', AppModule, CorrelationConfig, correlationDatabase);
+serviceSkeletonSpec('correlation', CorrelationAppModule, CorrelationConfig, correlationDatabase);

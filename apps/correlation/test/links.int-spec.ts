@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { EventsStored, SessionChanged, Topics, type EventsLinkedV1 } from '@worktrack/contracts';
-import { MessagePublisher, startService } from '@worktrack/platform';
+import { startService } from '@worktrack/platform';
 import {
   base,
   eventually,
   expectedLinks,
   iso,
+  MessagePublisher,
   MINUTE,
   prng,
   scenario,
@@ -17,7 +18,7 @@ import {
   type TestKafka,
 } from '@worktrack/testing';
 import { CorrelationConfig } from '../src/correlation.config';
-import { AppModule } from '../src/app.module';
+import { CorrelationAppModule } from '../src/app.module';
 import { LINKS_PER_MESSAGE } from '../src/links/links.publisher';
 
 /** Correlation through real Kafka and Postgres. */
@@ -29,7 +30,7 @@ describe('correlation: links are right whatever the order (D-31)', () => {
 
   beforeAll(async () => {
     const config = testConfig(CorrelationConfig);
-    app = await startService('correlation', AppModule, config);
+    app = await startService('correlation', CorrelationAppModule, config);
     kafka = testKafka('correlation-it');
     publisher = new MessagePublisher(kafka.client);
     db = app.get(DataSource);

@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
+import { OutboxRelay, PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { AgentsModule } from './agents/agents.module';
 import { identityDatabase } from './database/data-source';
-import { MembersModule } from './members/members.module';
+import { IdentityMembersModule } from './members/members.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /**
@@ -11,17 +11,19 @@ import { TokensModule } from './tokens/tokens.module';
  * member's state on the compacted `identity.members`.
  */
 @Module({})
-export class AppModule {
+export class IdentityAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: IdentityAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'identity', ...runtime, database: identityDatabase }),
         StatusModule.forService('identity'),
-        MembersModule,
+        IdentityMembersModule,
         TokensModule,
         AgentsModule,
       ],
+      // One relay for the outbox that members, tokens and agents write.
+      providers: [OutboxRelay],
     };
   }
 }

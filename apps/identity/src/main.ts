@@ -5,12 +5,12 @@ import {
   runMain,
   runMigrations,
   startService,
-  UsageError,
+  CommandUsageError,
   type ServiceConfig,
 } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
 import { republishMembersCommand } from './admin/republish-members.command';
-import { AppModule } from './app.module';
+import { IdentityAppModule } from './app.module';
 import { identityDatabase } from './database/data-source';
 import { IdentityConfig } from './identity.config';
 
@@ -26,12 +26,12 @@ runMain('identity', async () => {
   const logger = createLogger('identity', config.LOG_LEVEL, config.INSTANCE_ID);
   if (process.argv[2] === 'admin') {
     const command = admin[process.argv[3] ?? ''];
-    if (!command) throw new UsageError(`identity admin commands: ${Object.keys(admin).join(', ')}`);
+    if (!command) throw new CommandUsageError(`identity admin commands: ${Object.keys(admin).join(', ')}`);
     return command(process.argv.slice(4), config);
   }
   if (process.argv[2] === 'migrate') {
     await runMigrations(config, identityDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('identity', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('identity', IdentityAppModule, config, logger), config, logger);
 });

@@ -9,10 +9,10 @@ import { EventsModule } from './events/events.module';
  * and shows correlation's links from `correlation.links`.
  */
 @Module({})
-export class AppModule {
+export class IngestionAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: IngestionAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'ingestion', ...runtime, database: ingestionDatabase }),
         StatusModule.forService('ingestion'),

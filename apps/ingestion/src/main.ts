@@ -1,5 +1,5 @@
 import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
-import { AppModule } from './app.module';
+import { IngestionAppModule } from './app.module';
 import { IngestionConfig } from './ingestion.config';
 import { ingestionDatabase } from './database/data-source';
 
@@ -11,5 +11,5 @@ runMain('ingestion', async () => {
     await runMigrations(config, ingestionDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('ingestion', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('ingestion', IngestionAppModule, config, logger), config, logger);
 });

@@ -13,7 +13,7 @@ import {
 import { CommandClient, DomainError, startService, type RunningConsumer } from '@worktrack/platform';
 import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
-import { AppModule } from '../src/app.module';
+import { IngestionAppModule } from '../src/app.module';
 
 const actorOf = (memberId: string = randomUUID(), workspaceId: string = randomUUID()): ActorV1 => ({
   memberId,
@@ -41,7 +41,7 @@ describe('ingestion: activity events', () => {
     rpc.send(IngestEvents, { actor, receivedAt: new Date().toISOString(), events }, { key: actor.memberId });
 
   beforeAll(async () => {
-    app = await startService('ingestion', AppModule, testConfig(IngestionConfig));
+    app = await startService('ingestion', IngestionAppModule, testConfig(IngestionConfig));
     kafka = testKafka('ingestion-it');
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();

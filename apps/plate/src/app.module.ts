@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { plateDatabase } from './database/data-source';
-import { MembersModule } from './members/members.module';
+import { PlateMembersModule } from './members/members.module';
 import { PlateModule } from './plate/plate.module';
 
 /**
@@ -10,14 +10,14 @@ import { PlateModule } from './plate/plate.module';
  * `identity.members`.
  */
 @Module({})
-export class AppModule {
+export class PlateAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: PlateAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'plate', ...runtime, database: plateDatabase }),
         StatusModule.forService('plate'),
-        MembersModule,
+        PlateMembersModule,
         PlateModule,
       ],
     };

@@ -1,5 +1,5 @@
 import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
-import { AppModule } from './app.module';
+import { PlateAppModule } from './app.module';
 import { PlateConfig } from './plate.config';
 import { plateDatabase } from './database/data-source';
 
@@ -11,5 +11,5 @@ runMain('plate', async () => {
     await runMigrations(config, plateDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('plate', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('plate', PlateAppModule, config, logger), config, logger);
 });

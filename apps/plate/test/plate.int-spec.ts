@@ -12,10 +12,10 @@ import {
   type WorkingHours,
 } from '@worktrack/contracts';
 import { DataSource } from 'typeorm';
-import { CommandClient, MessagePublisher, startService } from '@worktrack/platform';
-import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { CommandClient, startService } from '@worktrack/platform';
+import { eventually, MessagePublisher, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { PlateConfig } from '../src/plate.config';
-import { AppModule } from '../src/app.module';
+import { PlateAppModule } from '../src/app.module';
 import { PlateService } from '../src/plate/plate.service';
 
 const nineToFive = [{ start: '09:00', end: '17:00' }];
@@ -75,7 +75,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
   };
 
   beforeAll(async () => {
-    app = await startService('plate', AppModule, testConfig(PlateConfig));
+    app = await startService('plate', PlateAppModule, testConfig(PlateConfig));
     kafka = testKafka('plate-it');
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();
@@ -259,7 +259,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await Promise.all(members.map((m) => known(m)));
     await app.get(DataSource).query(`DELETE FROM plate.members`);
     await app.close();
-    app = await startService('plate', AppModule, testConfig(PlateConfig));
+    app = await startService('plate', PlateAppModule, testConfig(PlateConfig));
     // Right after start-up, without waiting: the replay ran before the service took commands.
     const capacities = await Promise.all(
       members.map(async (m) => (await rpc.send(GetPlate, { actor: actor(m) }, { key: m.memberId })).capacity),

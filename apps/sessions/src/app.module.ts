@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { sessionsDatabase } from './database/data-source';
-import { MembersModule } from './members/members.module';
+import { SessionsMembersModule } from './members/members.module';
 import { SessionsModule } from './sessions/sessions.module';
 
 /**
@@ -10,14 +10,14 @@ import { SessionsModule } from './sessions/sessions.module';
  * projection of members (time zones) from `identity.members`.
  */
 @Module({})
-export class AppModule {
+export class SessionsAppModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     return {
-      module: AppModule,
+      module: SessionsAppModule,
       imports: [
         PlatformModule.forRoot({ app: 'sessions', ...runtime, database: sessionsDatabase }),
         StatusModule.forService('sessions'),
-        MembersModule,
+        SessionsMembersModule,
         SessionsModule,
       ],
     };

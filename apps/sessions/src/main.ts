@@ -1,5 +1,5 @@
 import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
-import { AppModule } from './app.module';
+import { SessionsAppModule } from './app.module';
 import { sessionsDatabase } from './database/data-source';
 import { SessionsConfig } from './sessions.config';
 
@@ -11,5 +11,5 @@ runMain('sessions', async () => {
     await runMigrations(config, sessionsDatabase, logger);
     return logger.flush();
   }
-  drainOnSignals(await startService('sessions', AppModule, config, logger), config, logger);
+  drainOnSignals(await startService('sessions', SessionsAppModule, config, logger), config, logger);
 });

@@ -27,15 +27,14 @@ import {
   DomainError,
   ensureTopics,
   KafkaClient,
-  MessagePublisher,
   Metrics,
   readHeaders,
   startService,
   type RunningConsumer,
 } from '@worktrack/platform';
-import { eventually, testConfig, type TestKafka } from '@worktrack/testing';
+import { eventually, MessagePublisher, testConfig, type TestKafka } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
-import { AppModule } from '../src/app.module';
+import { SessionsAppModule } from '../src/app.module';
 import { SessionsPublisher } from '../src/sessions/sessions.publisher';
 import { SessionsRepository } from '../src/sessions/sessions.repository';
 import { SessionsService } from '../src/sessions/sessions.service';
@@ -135,7 +134,7 @@ describe('sessions: work sessions', () => {
     await ensureTopics(await client.admin(), allTopics(), prefix);
     app = await startService(
       'sessions',
-      AppModule,
+      SessionsAppModule,
       testConfig(SessionsConfig, { SESSION_SWEEP_INTERVAL_MS: '200', KAFKA_TOPIC_PREFIX: prefix }),
     );
     db = app.get(DataSource);
@@ -789,7 +788,7 @@ describe('sessions: work sessions', () => {
       const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}work-sessions.`;
       app = await startService(
         'sessions',
-        AppModule,
+        SessionsAppModule,
         testConfig(SessionsConfig, { SESSION_SWEEP_INTERVAL_MS: '200', KAFKA_TOPIC_PREFIX: prefix }),
       );
       db = app.get(DataSource);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppConfig, createLogger, KafkaClient, loadConfig } from '../src';
+import { parsePayload, toWire, Topics, type MessageContract } from '@worktrack/contracts';
+import { AppConfig, contractHeaders, createLogger, KafkaClient, loadConfig } from '../src';
 
 /**
  * Helpers for the platform's own integration tests (they cannot use
@@ -21,4 +22,20 @@ export async function eventually(condition: () => boolean | Promise<boolean>, wh
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Publishes contract messages as another service's outbox relay would, the payloads validated against the contract first. */
+export async function publish<T extends object>(
+  client: KafkaClient,
+  contract: MessageContract<T>,
+  messages: Array<{ key: string; payload: T }>,
+): Promise<void> {
+  await client.send(
+    client.topic(Topics[contract.topic]),
+    messages.map(({ key, payload }) => {
+      const wire = toWire(payload);
+      parsePayload(contract.payload, wire.plain, `${contract.type}.v${contract.version}`);
+      return { key, value: wire.text, headers: contractHeaders(contract, {}) };
+    }),
+  );
 }

@@ -4,18 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { IsInt, IsString } from 'class-validator';
 import { allTopics, defineMessage, Header, Topics } from '@worktrack/contracts';
-import {
-  createLogger,
-  ensureTopics,
-  HandleEvent,
-  KafkaClient,
-  KafkaContractTransport,
-  LOGGER,
-  MessagePublisher,
-  Metrics,
-  readHeaders,
-} from '../src';
-import { eventually, platformTestClient } from './helpers';
+import { createLogger, ensureTopics, HandleEvent, KafkaClient, KafkaContractTransport, LOGGER, Metrics, readHeaders } from '../src';
+import { eventually, platformTestClient, publish } from './helpers';
 
 class TickV1 {
   @IsString() memberId!: string;
@@ -66,9 +56,10 @@ class TicksModule {}
 describe('@HandleEvent through KafkaContractTransport: at-least-once, ordered per key, poison to the dead-letter topic', () => {
   it('publishes with the contract validated, keeps one key in order, retries a failing handler, dead-letters poison without blocking', async () => {
     const publisherClient = client('pub');
-    const publisher = new MessagePublisher(publisherClient);
     // The producer side refuses what the contract does not allow.
-    await expect(publisher.publish(Tick, { memberId: 'm', seq: 'x' as unknown as number }, { key: 'm' })).rejects.toThrow(/seq/);
+    await expect(publish(publisherClient, Tick, [{ key: 'm', payload: { memberId: 'm', seq: 'x' as unknown as number } }])).rejects.toThrow(
+      /seq/,
+    );
 
     const strategy = new KafkaContractTransport(client('sub'), createLogger('sub', process.env.LOG_LEVEL ?? 'silent', 'sub'), metrics);
     const consumer = await NestFactory.createMicroservice(TicksModule, { strategy, logger: false });
@@ -92,13 +83,13 @@ describe('@HandleEvent through KafkaContractTransport: at-least-once, ordered pe
       ],
     });
     for (let seq = 1; seq <= 40; seq++) {
-      await publisher.publishMany(Tick, [
+      await publish(publisherClient, Tick, [
         { key: 'a', payload: { memberId: 'a', seq } },
         { key: 'b', payload: { memberId: 'b', seq } },
       ]);
     }
-    await publisher.publish(Tick, { memberId: 'flaky', seq: 1 }, { key: 'flaky' });
-    await publisher.publish(Tick, { memberId: 'doomed', seq: 1 }, { key: 'doomed' });
+    await publish(publisherClient, Tick, [{ key: 'flaky', payload: { memberId: 'flaky', seq: 1 } }]);
+    await publish(publisherClient, Tick, [{ key: 'doomed', payload: { memberId: 'doomed', seq: 1 } }]);
 
     await eventually(
       () => (seen.a?.length ?? 0) === 40 && (seen.b?.length ?? 0) === 40 && (seen.flaky?.length ?? 0) === 1,

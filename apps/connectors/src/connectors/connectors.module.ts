@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ServiceConfig, SignedCursor } from '@worktrack/platform';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { ConnectorsRpcModule } from '../rpc/rpc.module';
 import { ConnectorStoreModule } from '../store/connector-store.module';
@@ -10,9 +9,6 @@ import { ConnectorsService } from './connectors.service';
 @Module({
   imports: [ConnectorStoreModule, DeliveriesModule, ConnectorsRpcModule],
   controllers: [ConnectorsConsumer],
-  providers: [
-    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
-    ConnectorsService,
-  ],
+  providers: [ConnectorsService],
 })
 export class ConnectorsModule {}

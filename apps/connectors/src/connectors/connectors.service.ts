@@ -24,6 +24,7 @@ import { parseFeedUrl } from '../calendar/feed-url';
 import { ConnectorsRepository } from '../store/connectors.repository';
 import type { ConnectorEntity } from '../store/entities/connector.entity';
 import { presentConnector, presentDelivery } from './connector.presenter';
+import { connectorNotFound, invalidSettings } from './connectors.errors';
 
 /** Connect, list and disconnect provider accounts; read a connector's delivery log (D-36). */
 @Injectable()
@@ -131,7 +132,7 @@ export class ConnectorsService {
       connector.workspaceId !== actor.workspaceId ||
       (connector.memberId !== actor.memberId && connector.createdBy !== actor.memberId)
     ) {
-      throw new DomainError(ErrorCode.NOT_FOUND, `No connector ${connectorId}.`);
+      throw connectorNotFound(connectorId);
     }
     return connector;
   }
@@ -175,6 +176,6 @@ function checkSettings(c: CreateConnectorV1): URL | null {
       }
       break;
   }
-  if (details.length > 0) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
+  if (details.length > 0) throw invalidSettings(details);
   return feed;
 }

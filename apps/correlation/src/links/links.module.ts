@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { outboxRelayProviders } from '@worktrack/platform';
+import { OutboxRelay } from '@worktrack/platform';
 import { CorrelationLinksConsumer } from './links.consumer';
 import { LinksPublisher } from './links.publisher';
 import { LinksRepository } from './links.repository';
@@ -7,6 +7,6 @@ import { LinksService } from './links.service';
 
 @Module({
   controllers: [CorrelationLinksConsumer],
-  providers: [...outboxRelayProviders, LinksRepository, LinksPublisher, LinksService],
+  providers: [OutboxRelay, LinksRepository, LinksPublisher, LinksService],
 })
 export class LinksModule {}

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { EventsLinked } from '@worktrack/contracts';
-import { enqueue, OutboxRelay } from '@worktrack/platform';
+import { enqueue } from '@worktrack/platform';
 import type { ChangedLink } from './links.repository';
 
 /** About 110 bytes a link as JSON: 2,000 links are ~220 KB a message. */
@@ -9,20 +9,18 @@ export const LINKS_PER_MESSAGE = 2_000;
 
 /**
  * Links that changed, on `correlation.links`, written to the outbox in the
- * transaction that changed them, keyed by member id.
+ * transaction that changed them, keyed by member id (the relay is woken by
+ * the commit's NOTIFY).
  */
 @Injectable()
 export class LinksPublisher {
-  constructor(@Inject(OutboxRelay) private readonly relay: Pick<OutboxRelay, 'notify'>) {}
-
   /**
    * One message per LINKS_PER_MESSAGE changed links (same key, so in order): a
    * session change can relink any number of events, and one message must stay
    * far below the topic's record limit, or its outbox row would block the relay
-   * for every member (issue 14). True when something was enqueued.
+   * for every member (issue 14).
    */
-  async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<boolean> {
-    if (changed.length === 0) return false;
+  async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<void> {
     for (let i = 0; i < changed.length; i += LINKS_PER_MESSAGE) {
       await enqueue(
         manager,
@@ -36,11 +34,5 @@ export class LinksPublisher {
         { key: memberId },
       );
     }
-    return true;
-  }
-
-  /** After the commit: the relay publishes now rather than at its next poll. */
-  published(): void {
-    this.relay.notify();
   }
 }

@@ -19,16 +19,15 @@ export class LinksService {
 
   async onEventsStored(message: EventsStoredV1): Promise<void> {
     // A repeated event is a no-op: only new events are inserted (already linked), and only their links published.
-    const published = await this.links.forMember(message.memberId, async (manager) =>
+    await this.links.forMember(message.memberId, async (manager) =>
       this.publisher.changed(manager, message.memberId, await this.links.insertLinked(manager, message.memberId, message.events)),
     );
-    if (published) this.publisher.published();
   }
 
   async onSessionChanged(change: SessionChangedV1): Promise<void> {
-    const published = await this.links.forMember(change.memberId, async (manager) => {
+    await this.links.forMember(change.memberId, async (manager) => {
       const before = await this.links.session(manager, change.sessionId);
-      if (before && before.revision >= change.revision) return false; // stale or repeated
+      if (before && before.revision >= change.revision) return; // stale or repeated
       await this.links.saveSession(manager, {
         sessionId: change.sessionId,
         memberId: change.memberId,
@@ -41,8 +40,7 @@ export class LinksService {
       const ends = [change.closedAt ? Date.parse(change.closedAt) : null, ...(before ? [before.closed_at?.getTime() ?? null] : [])];
       const from = new Date(Math.min(...starts));
       const to = ends.some((e) => e === null) ? null : new Date(Math.max(...(ends as number[])));
-      return this.publisher.changed(manager, change.memberId, await this.links.relink(manager, change.memberId, { from, to }));
+      await this.publisher.changed(manager, change.memberId, await this.links.relink(manager, change.memberId, { from, to }));
     });
-    if (published) this.publisher.published();
   }
 }

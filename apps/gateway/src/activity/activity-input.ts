@@ -1,6 +1,5 @@
 import {
   activityEventRuleViolations,
-  ErrorCode,
   findSecrets,
   hydrate,
   flattenValidationErrors,
@@ -8,9 +7,9 @@ import {
   type ErrorDetail,
   validateWhitelisted,
 } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
 import { given } from '../http/given';
 import { ActivityBatchDto, ActivityEventDto, DEFAULT_SOURCE_TYPE } from './activity.dto';
+import { invalidActivity, invalidBatch, notAnActivityBody, payloadContainsSecret } from './activity.errors';
 
 /**
  * POST /activity/events takes one ActivityEvent or `{ events: [...] }`. The
@@ -21,31 +20,22 @@ import { ActivityBatchDto, ActivityEventDto, DEFAULT_SOURCE_TYPE } from './activ
  * `occurred_at` = time of receipt.
  */
 export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEventInputV1[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The body must be an ActivityEvent or { events: [...] }.');
-  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw notAnActivityBody();
   const batch = 'events' in body;
   const prefix = (i: number): string => (batch ? `events[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
   const dto = batch ? hydrate(ActivityBatchDto, body) : hydrate(ActivityEventDto, body);
   const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto)); // issue 17: compiled
   const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
-  if (!Array.isArray(events)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
+  if (!Array.isArray(events)) throw invalidActivity(details);
 
   const eventObjects = events.map((e) => (typeof e === 'object' && e !== null ? { payload: e.payload, occurredAt: e.occurred_at } : {}));
   for (const v of activityEventRuleViolations(eventObjects, receivedAt))
     details.push({ path: join(prefix(v.index), v.field), issue: v.issue });
-  if (details.length > 0)
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid; nothing was stored.', dedupe(details));
+  if (details.length > 0) throw invalidBatch(dedupe(details));
 
   const secrets = events.flatMap((e, i) => findSecrets(e.payload ?? {}, join(prefix(i), 'payload')));
-  if (secrets.length > 0) {
-    throw new DomainError(
-      ErrorCode.PAYLOAD_CONTAINS_SECRET,
-      'A payload holds what looks like a secret; nothing was stored.',
-      secrets.map((s) => ({ path: s.path, issue: `looks like ${s.kind}` })),
-    );
-  }
+  if (secrets.length > 0) throw payloadContainsSecret(secrets.map((s) => ({ path: s.path, issue: `looks like ${s.kind}` })));
   const now = receivedAt.toISOString();
   return events.map((e) => ({
     sourceType: e.source_type ?? DEFAULT_SOURCE_TYPE,

@@ -25,11 +25,11 @@ import {
   readHeaders,
   type RunningConsumer,
 } from '@worktrack/platform';
+import { unauthenticated } from './auth.errors';
 import { GatewayConfig } from '../gateway.config';
 import type { Principal } from './principal';
 
 const sha256hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
-const unauthenticated = (): DomainError => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
 const isRefusal = (err: unknown): err is DomainError => err instanceof DomainError && err.code === ErrorCode.UNAUTHENTICATED;
 
 interface Entry<V> {

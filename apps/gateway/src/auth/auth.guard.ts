@@ -2,13 +2,10 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard as PassportAuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { ErrorCode } from '@worktrack/contracts';
-import { DomainError } from '@worktrack/platform';
 import { ACCESS_RULE, type AccessRule } from './access.decorator';
 import { ApiTokenVerifier } from './api-token.verifier';
+import { reportOnlyCredential, unauthenticated } from './auth.errors';
 import type { Principal } from './principal';
-
-const unauthenticated = (): DomainError => new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.');
 
 /** passport-jwt through @nestjs/passport, with failures as D-2 codes. */
 @Injectable()
@@ -53,12 +50,7 @@ export class AuthGuard implements CanActivate {
       request.principal = claims ? await this.tokens.verifyJwt(claims.workspaceId, claims.memberId) : undefined;
     }
     if (!request.principal) throw unauthenticated();
-    if (rule === 'full' && request.principal.scope !== 'full') {
-      throw new DomainError(
-        ErrorCode.FORBIDDEN,
-        'This credential is report_only: it may only report its own sessions and activity, and read.',
-      );
-    }
+    if (rule === 'full' && request.principal.scope !== 'full') throw reportOnlyCredential();
     return true;
   }
 }

@@ -12,12 +12,13 @@ import {
   type WebhookHeadersV1,
   type WebhookProvider,
 } from '@worktrack/contracts';
-import { CommandClient, DomainError } from '@worktrack/platform';
+import { CommandClient } from '@worktrack/platform';
 import { ApiData, ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedParams } from '../openapi/validation-schemas';
 import { ConnectorIdParam, WebhookAckBody } from './connectors.dto';
 import { checkGithub, checkSlack } from './hook-signature';
 import { HookSecrets } from './hook-secrets';
+import { deliveryNotJson, deliveryTooLarge, formWithoutPayload, signatureRefused } from './hooks.errors';
 import { rawBodyOf } from './raw-body';
 import { reduceGithubDelivery } from './webhook-reducer';
 
@@ -162,7 +163,7 @@ export class HooksController {
       provider === 'github'
         ? checkGithub(secret, headers.githubSignature256, raw)
         : checkSlack(secret, headers.slackTimestamp, headers.slackSignature, raw, receivedAt);
-    if (!check.ok) throw new DomainError(ErrorCode.UNAUTHENTICATED, check.message);
+    if (!check.ok) throw signatureRefused(check.message);
 
     let body: string;
     let bodyEncoding: 'utf8' | 'base64';
@@ -211,23 +212,19 @@ export class HooksController {
 
   /** The bounded form of a large verified GitHub delivery (JSON or form-encoded), as JSON text. */
   private reduced(provider: WebhookProvider, raw: Buffer, headers: WebhookHeadersV1): string {
-    const tooLarge = (): DomainError =>
-      new DomainError(
-        ErrorCode.PAYLOAD_TOO_LARGE,
-        `A ${provider} delivery above ${MAX_WEBHOOK_BODY_BYTES} bytes cannot be accepted in this form.`,
-      );
+    const tooLarge = () => deliveryTooLarge(provider, MAX_WEBHOOK_BODY_BYTES);
     if (provider !== 'github') throw tooLarge();
     let text = raw.toString('utf8');
     if (headers.contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
       const payload = new URLSearchParams(text).get('payload');
-      if (payload === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'A form-encoded delivery needs a payload field.');
+      if (payload === null) throw formWithoutPayload();
       text = payload;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text) as unknown;
     } catch {
-      throw new DomainError(ErrorCode.INVALID_JSON, 'The delivery body is not valid JSON.');
+      throw deliveryNotJson();
     }
     const reduced = reduceGithubDelivery(parsed, MAX_REDUCED_WEBHOOK_BODY_BYTES);
     if (!reduced) throw tooLarge();

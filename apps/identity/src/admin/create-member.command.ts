@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { IANAZone } from 'luxon';
 import { isEmail } from 'class-validator';
 import { MEMBER_KINDS, MEMBER_ROLES, type MemberKind, type MemberRole } from '@worktrack/contracts';
-import { SignedCursor, UsageError, type ServiceConfig } from '@worktrack/platform';
-import { IdentityEvents } from '../events/identity-events';
+import { SignedCursor, CommandUsageError, type ServiceConfig } from '@worktrack/platform';
+import { MembersPublisher } from '../members/members.publisher';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS, toMemberV1 } from '../members/member.mapper';
-import { MembersRepository } from '../members/members.repository';
+import { IdentityMembersRepository } from '../members/members.repository';
+import { TokensPublisher } from '../tokens/tokens.publisher';
 import { TokensRepository } from '../tokens/tokens.repository';
 import { TokensService } from '../tokens/tokens.service';
 import { withAdminDataSource } from './admin-data-source';
@@ -24,7 +25,7 @@ export interface CreateMemberInput {
   name: string;
 }
 
-/** Parses and validates the arguments; every problem is a UsageError naming the option. */
+/** Parses and validates the arguments; every problem is a CommandUsageError naming the option. */
 export function parseCreateMemberArgs(args: string[]): CreateMemberInput {
   let values: Record<string, string | undefined>;
   try {
@@ -42,7 +43,7 @@ export function parseCreateMemberArgs(args: string[]): CreateMemberInput {
       },
     }) as { values: Record<string, string | undefined> });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+    throw new CommandUsageError(`${(err as Error).message}\n${USAGE}`);
   }
   const problems: string[] = [];
   const workspace = values.workspace?.trim() ?? '';
@@ -57,7 +58,7 @@ export function parseCreateMemberArgs(args: string[]): CreateMemberInput {
   if (!MEMBER_KINDS.includes(kind)) problems.push('--kind must be human or agent');
   const capacity = values.capacity === undefined ? DEFAULT_PLATE_CAPACITY : Number(values.capacity);
   if (!Number.isInteger(capacity) || capacity < 0 || capacity > 1000) problems.push('--capacity must be a whole number from 0 to 1000');
-  if (problems.length > 0) throw new UsageError(`${problems.join('; ')}\n${USAGE}`);
+  if (problems.length > 0) throw new CommandUsageError(`${problems.join('; ')}\n${USAGE}`);
   return { workspace, email, timezone, role, capacity, kind, name: values.name?.trim() || email.split('@')[0] };
 }
 
@@ -71,9 +72,14 @@ export function parseCreateMemberArgs(args: string[]): CreateMemberInput {
 export async function createMemberCommand(args: string[], config: ServiceConfig): Promise<void> {
   const input = parseCreateMemberArgs(args);
   await withAdminDataSource(config, async (dataSource) => {
-    const members = new MembersRepository(dataSource);
-    const events = new IdentityEvents({ notify: () => undefined });
-    const tokens = new TokensService(new TokensRepository(dataSource), members, events, new SignedCursor(config.CURSOR_SECRET));
+    const members = new IdentityMembersRepository(dataSource);
+    const publisher = new MembersPublisher();
+    const tokens = new TokensService(
+      new TokensRepository(dataSource),
+      members,
+      new TokensPublisher(),
+      new SignedCursor(config.CURSOR_SECRET),
+    );
     const result = await members.transaction(async (manager) => {
       const workspace = await members.upsertWorkspace(manager, randomUUID(), input.workspace);
       let member = await members.findByEmail(manager, workspace.id, input.email);
@@ -91,7 +97,7 @@ export async function createMemberCommand(args: string[], config: ServiceConfig)
           plateCapacity: input.capacity,
           createdBy: null,
         });
-        await events.memberChanged(manager, toMemberV1(member));
+        await publisher.changed(manager, toMemberV1(member));
       }
       const token = await tokens.mint(manager, member, 'bootstrap', 'full');
       return { workspace_id: workspace.id, member_id: member.id, token: token.token };

@@ -1,7 +1,7 @@
-import { enqueue, UsageError, type ServiceConfig } from '@worktrack/platform';
-import { MemberState } from '@worktrack/contracts';
+import { CommandUsageError, type ServiceConfig } from '@worktrack/platform';
 import { toMemberV1 } from '../members/member.mapper';
-import { MembersRepository } from '../members/members.repository';
+import { MembersPublisher } from '../members/members.publisher';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { withAdminDataSource } from './admin-data-source';
 
 const PAGE = 500;
@@ -14,16 +14,17 @@ const PAGE = 500;
  * newest version). Prints `{"republished": n}`.
  */
 export async function republishMembersCommand(args: string[], config: ServiceConfig): Promise<void> {
-  if (args.length > 0) throw new UsageError('usage: republish-members (no options)');
+  if (args.length > 0) throw new CommandUsageError('usage: republish-members (no options)');
   await withAdminDataSource(config, async (dataSource) => {
-    const members = new MembersRepository(dataSource);
+    const members = new IdentityMembersRepository(dataSource);
+    const publisher = new MembersPublisher();
     let after: string | null = null;
     let count = 0;
     for (;;) {
       const page = await members.page(after, PAGE);
       if (page.length === 0) break;
       await members.transaction(async (manager) => {
-        for (const m of page) await enqueue(manager, MemberState, toMemberV1(m), { key: m.id });
+        for (const m of page) await publisher.state(manager, toMemberV1(m));
       });
       count += page.length;
       after = page[page.length - 1].id;

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
-import { MembersModule } from '../members/members.module';
+import { IdentityMembersModule } from '../members/members.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { AgentsConsumer } from './agents.consumer';
 import { AgentsService } from './agents.service';
 
 @Module({
-  imports: [MembersModule, TokensModule, EventsModule],
+  imports: [IdentityMembersModule, TokensModule],
   controllers: [AgentsConsumer],
   providers: [AgentsService],
 })

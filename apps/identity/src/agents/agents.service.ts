@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ActorV1, RegisteredAgentV1, TokenScope } from '@worktrack/contracts';
-import { IdentityEvents } from '../events/identity-events';
 import { DEFAULT_PLATE_CAPACITY, toMemberV1 } from '../members/member.mapper';
-import { MembersRepository } from '../members/members.repository';
+import { MembersPublisher } from '../members/members.publisher';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { TokensService } from '../tokens/tokens.service';
 import { unauthenticated } from '../members/members.errors';
 import { agentsCannotRegisterAgents, onlyOwnersAndAdminsRegister, registerNeedsFullCredential } from './agents.errors';
@@ -16,14 +16,14 @@ import { agentsCannotRegisterAgents, onlyOwnersAndAdminsRegister, registerNeedsF
 @Injectable()
 export class AgentsService {
   constructor(
-    private readonly members: MembersRepository,
+    private readonly members: IdentityMembersRepository,
     private readonly tokens: TokensService,
-    private readonly events: IdentityEvents,
+    private readonly publisher: MembersPublisher,
   ) {}
 
   async register(actor: ActorV1, name: string, scope: TokenScope = 'report_only'): Promise<RegisteredAgentV1> {
     if (actor.scope !== 'full') throw registerNeedsFullCredential();
-    const result = await this.members.transaction(async (manager) => {
+    return this.members.transaction(async (manager) => {
       const caller = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
       if (!caller || caller.deactivatedAt) throw unauthenticated();
       if (caller.kind === 'agent') throw agentsCannotRegisterAgents();
@@ -43,10 +43,8 @@ export class AgentsService {
         createdBy: caller.id,
       });
       const token = await this.tokens.mint(manager, agent, `${name} (agent)`, scope);
-      await this.events.memberChanged(manager, toMemberV1(agent));
+      await this.publisher.changed(manager, toMemberV1(agent));
       return { agent: toMemberV1(agent), token: token.token };
     });
-    this.events.published();
-    return result;
   }
 }

@@ -1,5 +1,5 @@
 import { OutboxMessageEntity } from '@worktrack/platform';
-import { MemberEntity } from '../members/entities/member.entity';
+import { IdentityMemberEntity } from '../members/entities/member.entity';
 import { WorkspaceEntity } from '../members/entities/workspace.entity';
 import { ApiTokenEntity } from '../tokens/entities/api-token.entity';
 import { IdentityInit1763750000000 } from './migrations/1763750000000-IdentityInit';
@@ -10,7 +10,7 @@ import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
   schema: 'identity',
-  entities: [WorkspaceEntity, MemberEntity, ApiTokenEntity, OutboxMessageEntity],
+  entities: [WorkspaceEntity, IdentityMemberEntity, ApiTokenEntity, OutboxMessageEntity],
   migrations: [
     IdentityInit1763750000000,
     IdentityMembersAndTokens1763760000000,

@@ -1,7 +1,7 @@
 import type { MemberV1, WorkingHours } from '@worktrack/contracts';
-import type { MemberEntity } from './entities/member.entity';
+import type { IdentityMemberEntity } from './entities/member.entity';
 
-export const toMemberV1 = (m: MemberEntity): MemberV1 => ({
+export const toMemberV1 = (m: IdentityMemberEntity): MemberV1 => ({
   memberId: m.id,
   workspaceId: m.workspaceId,
   kind: m.kind,

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
 import { IdentityMembersConsumer } from './members.consumer';
-import { MembersRepository } from './members.repository';
+import { MembersPublisher } from './members.publisher';
+import { IdentityMembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 @Module({
-  imports: [EventsModule],
   controllers: [IdentityMembersConsumer],
-  providers: [MembersRepository, MembersService],
-  exports: [MembersRepository],
+  providers: [IdentityMembersRepository, MembersPublisher, MembersService],
+  exports: [IdentityMembersRepository, MembersPublisher],
 })
-export class MembersModule {}
+export class IdentityMembersModule {}

@@ -1,51 +1,55 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { MemberEntity } from './entities/member.entity';
+import { IdentityMemberEntity } from './entities/member.entity';
 import { WorkspaceEntity } from './entities/workspace.entity';
 
 /** Members and workspaces. Every read is scoped by workspace (D-7: a foreign id is a missing one). */
 @Injectable()
-export class MembersRepository {
+export class IdentityMembersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
   }
 
-  findInWorkspace(workspaceId: string, memberId: string, manager: EntityManager = this.dataSource.manager): Promise<MemberEntity | null> {
-    return manager.findOne(MemberEntity, { where: { id: memberId, workspaceId } });
+  findInWorkspace(
+    workspaceId: string,
+    memberId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<IdentityMemberEntity | null> {
+    return manager.findOne(IdentityMemberEntity, { where: { id: memberId, workspaceId } });
   }
 
-  findByEmail(manager: EntityManager, workspaceId: string, email: string): Promise<MemberEntity | null> {
-    return manager.findOne(MemberEntity, { where: { workspaceId, email } });
+  findByEmail(manager: EntityManager, workspaceId: string, email: string): Promise<IdentityMemberEntity | null> {
+    return manager.findOne(IdentityMemberEntity, { where: { workspaceId, email } });
   }
 
   countInWorkspace(manager: EntityManager, workspaceId: string): Promise<number> {
-    return manager.count(MemberEntity, { where: { workspaceId } });
+    return manager.count(IdentityMemberEntity, { where: { workspaceId } });
   }
 
   async insertMember(
     manager: EntityManager,
-    member: Omit<MemberEntity, 'createdAt' | 'updatedAt' | 'workspace' | 'version' | 'deactivatedAt'>,
-  ): Promise<MemberEntity> {
-    return manager.save(MemberEntity, manager.create(MemberEntity, { ...member, version: 1, deactivatedAt: null }));
+    member: Omit<IdentityMemberEntity, 'createdAt' | 'updatedAt' | 'workspace' | 'version' | 'deactivatedAt'>,
+  ): Promise<IdentityMemberEntity> {
+    return manager.save(IdentityMemberEntity, manager.create(IdentityMemberEntity, { ...member, version: 1, deactivatedAt: null }));
   }
 
   /** The member, locked for the rest of the transaction (one change at a time, so versions never collide). */
-  lockInWorkspace(manager: EntityManager, workspaceId: string, memberId: string): Promise<MemberEntity | null> {
-    return manager.findOne(MemberEntity, { where: { id: memberId, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  lockInWorkspace(manager: EntityManager, workspaceId: string, memberId: string): Promise<IdentityMemberEntity | null> {
+    return manager.findOne(IdentityMemberEntity, { where: { id: memberId, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Saves a change with the next version. */
-  async saveChange(manager: EntityManager, member: MemberEntity): Promise<MemberEntity> {
+  async saveChange(manager: EntityManager, member: IdentityMemberEntity): Promise<IdentityMemberEntity> {
     member.version += 1;
-    return manager.save(MemberEntity, member);
+    return manager.save(IdentityMemberEntity, member);
   }
 
   /** Active owners of a workspace other than `exceptId` (a workspace keeps at least one). */
   countOtherActiveOwners(manager: EntityManager, workspaceId: string, exceptId: string): Promise<number> {
     return manager
-      .createQueryBuilder(MemberEntity, 'm')
+      .createQueryBuilder(IdentityMemberEntity, 'm')
       .where('m.workspace_id = :workspaceId AND m.role = :role AND m.deactivated_at IS NULL AND m.id <> :exceptId', {
         workspaceId,
         role: 'owner',
@@ -55,8 +59,8 @@ export class MembersRepository {
   }
 
   /** Every member, in pages by id (the republish command). */
-  page(after: string | null, limit: number): Promise<MemberEntity[]> {
-    const query = this.dataSource.manager.createQueryBuilder(MemberEntity, 'm').orderBy('m.id', 'ASC').limit(limit);
+  page(after: string | null, limit: number): Promise<IdentityMemberEntity[]> {
+    const query = this.dataSource.manager.createQueryBuilder(IdentityMemberEntity, 'm').orderBy('m.id', 'ASC').limit(limit);
     if (after) query.where('m.id > :after', { after });
     return query.getMany();
   }

@@ -9,8 +9,7 @@ import {
   type UpdateMeV1,
   type WorkingHours,
 } from '@worktrack/contracts';
-import { IdentityEvents } from '../events/identity-events';
-import type { MemberEntity } from './entities/member.entity';
+import type { IdentityMemberEntity } from './entities/member.entity';
 import { toMemberV1 } from './member.mapper';
 import {
   invalidField as invalid,
@@ -21,7 +20,8 @@ import {
   onlyOwnersAndAdminsManage,
   unauthenticated,
 } from './members.errors';
-import { MembersRepository } from './members.repository';
+import { MembersPublisher } from './members.publisher';
+import { IdentityMembersRepository } from './members.repository';
 
 /** Intervals of a day must be start < end, in order, not overlapping. Returns the first problem. */
 export function workingHoursProblem(hours: WorkingHours): { path: string; issue: string } | undefined {
@@ -44,8 +44,8 @@ export function workingHoursProblem(hours: WorkingHours): { path: string; issue:
 @Injectable()
 export class MembersService {
   constructor(
-    private readonly members: MembersRepository,
-    private readonly events: IdentityEvents,
+    private readonly members: IdentityMembersRepository,
+    private readonly publisher: MembersPublisher,
   ) {}
 
   async me(actor: ActorV1): Promise<MemberV1> {
@@ -107,12 +107,12 @@ export class MembersService {
     });
   }
 
-  private mayManage(actor: ActorV1, caller: MemberEntity): void {
+  private mayManage(actor: ActorV1, caller: IdentityMemberEntity): void {
     if (actor.scope !== 'full') throw manageNeedsFullCredential();
     if (caller.role !== 'owner' && caller.role !== 'admin') throw onlyOwnersAndAdminsManage();
   }
 
-  private async activeCaller(actor: ActorV1, manager?: EntityManager): Promise<MemberEntity> {
+  private async activeCaller(actor: ActorV1, manager?: EntityManager): Promise<IdentityMemberEntity> {
     const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
     // A credential whose member is gone, deactivated or another workspace's is no credential.
     if (!member || member.deactivatedAt) throw unauthenticated();
@@ -127,20 +127,19 @@ export class MembersService {
   private async change(
     actor: ActorV1,
     memberId: string,
-    edit: (member: MemberEntity, caller: MemberEntity, manager: EntityManager) => unknown,
+    edit: (member: IdentityMemberEntity, caller: IdentityMemberEntity, manager: EntityManager) => unknown,
   ): Promise<MemberV1> {
-    const { member, changed } = await this.members.transaction(async (manager) => {
+    const member = await this.members.transaction(async (manager) => {
       const caller = await this.activeCaller(actor, manager);
       const target = await this.members.lockInWorkspace(manager, actor.workspaceId, memberId);
       if (!target) throw memberNotFound(memberId);
       const before = JSON.stringify(toMemberV1(target));
-      if ((await edit(target, target.id === caller.id ? target : caller, manager)) === false) return { member: target, changed: false };
-      if (JSON.stringify(toMemberV1(target)) === before) return { member: target, changed: false };
+      if ((await edit(target, target.id === caller.id ? target : caller, manager)) === false) return target;
+      if (JSON.stringify(toMemberV1(target)) === before) return target;
       const saved = await this.members.saveChange(manager, target);
-      await this.events.memberChanged(manager, toMemberV1(saved));
-      return { member: saved, changed: true };
+      await this.publisher.changed(manager, toMemberV1(saved));
+      return saved;
     });
-    if (changed) this.events.published();
     return toMemberV1(member);
   }
 }

@@ -1,19 +1,14 @@
 import { Module } from '@nestjs/common';
-import { ServiceConfig, SignedCursor } from '@worktrack/platform';
-import { EventsModule } from '../events/events.module';
-import { MembersModule } from '../members/members.module';
+import { IdentityMembersModule } from '../members/members.module';
 import { TokensConsumer } from './tokens.consumer';
+import { TokensPublisher } from './tokens.publisher';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [MembersModule, EventsModule],
+  imports: [IdentityMembersModule],
   controllers: [TokensConsumer],
-  providers: [
-    TokensRepository,
-    TokensService,
-    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
-  ],
+  providers: [TokensRepository, TokensPublisher, TokensService],
   exports: [TokensService],
 })
 export class TokensModule {}

@@ -11,11 +11,11 @@ import {
   type TokenScope,
 } from '@worktrack/contracts';
 import { SignedCursor, type CursorScope } from '@worktrack/platform';
-import { IdentityEvents } from '../events/identity-events';
-import type { MemberEntity } from '../members/entities/member.entity';
+import type { IdentityMemberEntity } from '../members/entities/member.entity';
 import { toMemberV1 } from '../members/member.mapper';
-import { MembersRepository } from '../members/members.repository';
+import { IdentityMembersRepository } from '../members/members.repository';
 import { hashesMatch, newTokenParts, sha256 } from './token-secret';
+import { TokensPublisher } from './tokens.publisher';
 import { toApiTokenV1 } from './token.mapper';
 import {
   credentialMemberNotFound,
@@ -31,13 +31,13 @@ import { TokensRepository } from './tokens.repository';
 export class TokensService {
   constructor(
     private readonly tokens: TokensRepository,
-    private readonly members: MembersRepository,
-    private readonly events: IdentityEvents,
+    private readonly members: IdentityMembersRepository,
+    private readonly publisher: TokensPublisher,
     private readonly cursors: SignedCursor,
   ) {}
 
   /** Creates a token for `member` inside the caller's transaction; the full token is returned only here. */
-  async mint(manager: EntityManager, member: MemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
+  async mint(manager: EntityManager, member: IdentityMemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const { tokenId, secret, token } = newTokenParts();
       const free = await this.tokens.insertIfFree(manager, {
@@ -125,21 +125,20 @@ export class TokensService {
 
   /** Idempotent: revoking a revoked token returns it unchanged. Another member's token is a missing one. */
   async revoke(actor: ActorV1, tokenId: string): Promise<ApiTokenV1> {
-    const { token, revoked } = await this.members.transaction(async (manager) => {
+    const token = await this.members.transaction(async (manager) => {
       const found = await this.tokens.findOwn(manager, actor.workspaceId, actor.memberId, tokenId);
       if (!found) throw tokenNotFound(tokenId);
-      if (found.revokedAt) return { token: found, revoked: false };
+      if (found.revokedAt) return found;
       found.revokedAt = new Date();
       await this.tokens.markRevoked(manager, found.id, found.revokedAt);
-      await this.events.tokenRevoked(manager, {
+      await this.publisher.revoked(manager, {
         tokenId: found.id,
         memberId: found.memberId,
         workspaceId: found.workspaceId,
         revokedAt: found.revokedAt.toISOString(),
       });
-      return { token: found, revoked: true };
+      return found;
     });
-    if (revoked) this.events.published();
     return toApiTokenV1(token);
   }
 }

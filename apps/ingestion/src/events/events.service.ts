@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   ErrorCode,
-  EventsStored,
   MAX_PAGE_BYTES,
   type EventPageV1,
   type IngestEventsV1,
@@ -9,18 +8,12 @@ import {
   type ListEventsV1,
   type StoredEventV1,
 } from '@worktrack/contracts';
-import {
-  DomainError,
-  enqueue,
-  failpoint,
-  OutboxRelay,
-  SignedCursor,
-  takeWithinBytes,
-  TRANSIENT_MESSAGE,
-  type CursorScope,
-} from '@worktrack/platform';
+import { DomainError, SignedCursor, takeWithinBytes, TRANSIENT_MESSAGE, type CursorScope } from '@worktrack/platform';
 import { eventId } from './event-id';
+import { toStoredEventV1 } from './event.mapper';
+import { EventsPublisher } from './events.publisher';
 import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
+import { failpoint } from './failpoint';
 
 /**
  * D-15 … D-21: stores a member's batch all-or-nothing, deduplicates on
@@ -32,7 +25,7 @@ import { dedupKey, EventsRepository, type NewEventRow } from './events.repositor
 export class EventsService {
   constructor(
     private readonly events: EventsRepository,
-    @Inject(OutboxRelay) private readonly relay: Pick<OutboxRelay, 'notify'>,
+    private readonly publisher: EventsPublisher,
     private readonly cursors: SignedCursor,
   ) {}
 
@@ -65,7 +58,7 @@ export class EventsService {
       });
     });
 
-    const stored = await this.events.transaction(async (manager) => {
+    await this.events.transaction(async (manager) => {
       const inserted = await this.events.insertBatch(manager, actor.memberId, actor.workspaceId, receivedAt, rows);
       // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
       // or was stored by an earlier delivery of this same command (same id: nothing to do).
@@ -85,22 +78,9 @@ export class EventsService {
         }
       }
       const fresh = rows.filter((r) => inserted.has(r.id));
-      if (fresh.length > 0) {
-        await enqueue(
-          manager,
-          EventsStored,
-          {
-            memberId: actor.memberId,
-            workspaceId: actor.workspaceId,
-            events: fresh.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
-          },
-          { key: actor.memberId },
-        );
-      }
-      return fresh.length;
+      if (fresh.length > 0) await this.publisher.stored(manager, actor, fresh);
     });
     failpoint('ingestion.after-commit'); // fault tests: die between the commit and the publish
-    if (stored > 0) this.relay.notify();
     // Duplicates propagate their first event's final id (which may be an earlier request's).
     events.forEach((e, i) => {
       if (e.externalId !== undefined && e.externalId !== null) ids[i] = ids[firstOfKey.get(dedupKey(e.sourceType, e.externalId)) as number];
@@ -119,20 +99,7 @@ export class EventsService {
       before: before ? { occurredAt: String(before[0]), id: String(before[1]) } : undefined,
       limit: limit + 1,
     });
-    const events: StoredEventV1[] = takeWithinBytes(
-      rows.slice(0, limit).map((e) => ({
-        eventId: e.id,
-        sourceType: e.sourceType,
-        eventType: e.eventType,
-        occurredAt: e.occurredAt.toISOString(),
-        receivedAt: e.receivedAt.toISOString(),
-        payload: e.payload,
-        externalId: e.externalId,
-        sessionId: e.sessionId,
-      })),
-      MAX_PAGE_BYTES,
-      eventBytes,
-    );
+    const events: StoredEventV1[] = takeWithinBytes(rows.slice(0, limit).map(toStoredEventV1), MAX_PAGE_BYTES, eventBytes);
     const last = events[events.length - 1];
     return {
       events,

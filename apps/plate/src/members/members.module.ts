@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PlateMembersConsumer } from './members.consumer';
-import { MembersRepository } from './members.repository';
+import { PlateMembersRepository } from './members.repository';
 import { PlateMembersService } from './members.service';
 
 @Module({
   controllers: [PlateMembersConsumer],
-  providers: [MembersRepository, PlateMembersService],
-  exports: [MembersRepository],
+  providers: [PlateMembersRepository, PlateMembersService],
+  exports: [PlateMembersRepository],
 })
-export class MembersModule {}
+export class PlateMembersModule {}

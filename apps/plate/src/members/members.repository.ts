@@ -17,7 +17,7 @@ export interface PlateMember {
 
 /** The plate's projection of identity's members. */
 @Injectable()
-export class MembersRepository {
+export class PlateMembersRepository {
   private readonly table: string;
 
   constructor(private readonly dataSource: DataSource) {

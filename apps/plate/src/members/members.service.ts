@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MemberState, type MemberV1 } from '@worktrack/contracts';
 import { KafkaClient, LOGGER, replayFromStart, type AppLogger } from '@worktrack/platform';
-import { MembersRepository } from './members.repository';
+import { PlateMembersRepository } from './members.repository';
 
 /** Plate's members projection (time zone, working days, capacity), fed by identity's member states. */
 @Injectable()
@@ -11,7 +11,7 @@ export class PlateMembersService {
   private readonly logger: AppLogger;
 
   constructor(
-    private readonly members: MembersRepository,
+    private readonly members: PlateMembersRepository,
     private readonly kafka: KafkaClient,
     @Inject(LOGGER) logger: AppLogger,
   ) {

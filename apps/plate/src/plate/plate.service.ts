@@ -10,7 +10,8 @@ import {
   type PlateItemV1,
 } from '@worktrack/contracts';
 import { SignedCursor, type CursorScope } from '@worktrack/platform';
-import { MembersRepository } from '../members/members.repository';
+import { PlateMembersRepository } from '../members/members.repository';
+import { toPlateItemV1 } from './plate-item.mapper';
 import { isRealDate, isWorkingDay, nextDay, todayIn } from './plate-calendar';
 import {
   assigneeNotFound,
@@ -21,24 +22,13 @@ import {
   plateItemNotFound,
   profileNotProjectedYet,
 } from './plate.errors';
-import { PlateRepository, type ItemRow } from './plate.repository';
+import { PlateRepository } from './plate.repository';
 
 /** The namespace of item ids derived from the assigning command's message id. */
 const ITEM_ID_NAMESPACE = '3f1c2b7e-6a8d-5e0f-9b4c-2d7a1e6f8c90';
 
 /** How far ahead an item may overflow before the assignment is refused. */
 const MAX_OVERFLOW_DAYS = 366;
-
-const toItem = (r: ItemRow): PlateItemV1 => ({
-  plateItemId: r.id,
-  assigneeId: r.assignee_id,
-  assignedBy: r.assigned_by,
-  title: r.title,
-  plateDate: r.plate_date,
-  done: r.done_at !== null,
-  doneAt: r.done_at?.toISOString() ?? null,
-  createdAt: r.created_at.toISOString(),
-});
 
 /**
  * D-32 … D-35: assign an item to a teammate's day, respecting capacity under
@@ -48,7 +38,7 @@ const toItem = (r: ItemRow): PlateItemV1 => ({
 export class PlateService {
   constructor(
     private readonly plate: PlateRepository,
-    private readonly members: MembersRepository,
+    private readonly members: PlateMembersRepository,
     private readonly cursors: SignedCursor,
   ) {}
 
@@ -106,7 +96,7 @@ export class PlateService {
   private claimAndInsert(
     itemId: string,
     command: AssignPlateItemV1,
-    assignee: NonNullable<Awaited<ReturnType<MembersRepository['newest']>>>,
+    assignee: NonNullable<Awaited<ReturnType<PlateMembersRepository['newest']>>>,
     requested: string,
   ): Promise<PlateAssignmentV1> {
     const { actor } = command;
@@ -146,7 +136,7 @@ export class PlateService {
     const scope: CursorScope = { list: 'plate.day', owner: actor.memberId, filters: { date: day } };
     const after = this.cursors.createdAtKey(cursor, scope);
     const { activeCount, items } = await this.plate.day(me.memberId, day, limit + 1, after);
-    const page = items.slice(0, limit).map(toItem);
+    const page = items.slice(0, limit).map(toPlateItemV1);
     const last = page[page.length - 1];
     return {
       date: day,
@@ -160,6 +150,6 @@ export class PlateService {
   async complete(actor: ActorV1, plateItemId: string): Promise<PlateItemV1> {
     const item = await this.plate.transaction((manager) => this.plate.complete(manager, actor.workspaceId, plateItemId, actor.memberId));
     if (!item) throw plateItemNotFound(plateItemId);
-    return toItem(item);
+    return toPlateItemV1(item);
   }
 }

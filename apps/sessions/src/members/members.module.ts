@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { SessionsMembersConsumer } from './members.consumer';
-import { MembersRepository } from './members.repository';
+import { SessionsMembersRepository } from './members.repository';
 import { SessionsMembersService } from './members.service';
 
 /** The members projection (profile time zones, D-29), fed by identity's member changes. */
 @Module({
   controllers: [SessionsMembersConsumer],
-  providers: [MembersRepository, SessionsMembersService],
-  exports: [MembersRepository],
+  providers: [SessionsMembersRepository, SessionsMembersService],
+  exports: [SessionsMembersRepository],
 })
-export class MembersModule {}
+export class SessionsMembersModule {}

@@ -5,7 +5,7 @@ import { schemaOf } from '@worktrack/platform';
 
 /** The members projection: the latest time zone identity published for each member. */
 @Injectable()
-export class MembersRepository {
+export class SessionsMembersRepository {
   private readonly table: string;
 
   constructor(private readonly dataSource: DataSource) {

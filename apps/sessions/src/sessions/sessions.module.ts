@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { outboxRelayProviders, ServiceConfig, SignedCursor } from '@worktrack/platform';
-import { MembersModule } from '../members/members.module';
+import { OutboxRelay } from '@worktrack/platform';
+import { SessionsMembersModule } from '../members/members.module';
 import { SessionsConsumer } from './sessions.consumer';
 import { SessionsPublisher } from './sessions.publisher';
 import { SessionsRepository } from './sessions.repository';
@@ -8,15 +8,8 @@ import { SessionsService } from './sessions.service';
 import { SessionsSweeper } from './sessions.sweeper';
 
 @Module({
-  imports: [MembersModule],
+  imports: [SessionsMembersModule],
   controllers: [SessionsConsumer],
-  providers: [
-    ...outboxRelayProviders,
-    { provide: SignedCursor, inject: [ServiceConfig], useFactory: (config: ServiceConfig) => new SignedCursor(config.CURSOR_SECRET) },
-    SessionsRepository,
-    SessionsPublisher,
-    SessionsService,
-    SessionsSweeper,
-  ],
+  providers: [OutboxRelay, SessionsRepository, SessionsPublisher, SessionsService, SessionsSweeper],
 })
 export class SessionsModule {}

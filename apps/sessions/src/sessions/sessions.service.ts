@@ -15,10 +15,11 @@ import {
   type StartSessionV1,
 } from '@worktrack/contracts';
 import { DomainError, SignedCursor, type CursorScope } from '@worktrack/platform';
-import { MembersRepository } from '../members/members.repository';
+import { SessionsMembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
 import { calendarRange, isUsableZone } from './calendar-range';
 import type { SessionEntity } from './entities/session.entity';
+import { toSessionV1 } from './session.mapper';
 import { sessionIdFor, startBodyHash } from './session-ids';
 import {
   idempotencyKeyReused,
@@ -43,20 +44,6 @@ const MAX_TIMER_ROUNDS = 100;
 
 const isLive = (s: SessionEntity): boolean => s.state === 'active' || s.state === 'paused';
 
-export const presentSession = (s: SessionEntity): SessionV1 => ({
-  sessionId: s.id,
-  intentText: s.intentText,
-  state: s.state,
-  source: s.source,
-  workType: s.workType,
-  goalId: s.goalId,
-  projectId: s.projectId,
-  startedAt: s.startedAt.toISOString(),
-  closedAt: s.closedAt ? s.closedAt.toISOString() : null,
-  userTags: s.userTags,
-  createdAt: s.createdAt.toISOString(),
-});
-
 /**
  * Work sessions (D-22 … D-30): start (timer, manual, idempotency keys),
  * pause, resume, close, list. Every change commits with its change message
@@ -69,7 +56,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly publisher: SessionsPublisher,
-    private readonly members: MembersRepository,
+    private readonly members: SessionsMembersRepository,
     private readonly cursors: SignedCursor,
     config: SessionsConfig,
   ) {
@@ -80,9 +67,8 @@ export class SessionsService {
     this.checkStart(command, new Date());
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
-    const { session, changed } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
-    if (changed) this.publisher.published();
-    return presentSession(session);
+    const { session } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
+    return toSessionV1(session);
   }
 
   pause(command: PauseSessionV1): Promise<SessionV1> {
@@ -152,7 +138,7 @@ export class SessionsService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      sessions: page.map(presentSession),
+      sessions: page.map(toSessionV1),
       nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], scope) : null,
     };
   }
@@ -268,32 +254,29 @@ export class SessionsService {
   ): Promise<SessionV1> {
     const now = new Date();
     const key: SessionKey = { id: sessionId, memberId: actor.memberId, workspaceId: actor.workspaceId };
-    const { outcome, changes } = await this.sessions.transaction(async (m) => {
-      let count = 0;
+    const outcome = await this.sessions.transaction(async (m): Promise<Exclude<Verdict, 'retry'>> => {
       for (let round = 1; round <= 2; round++) {
         const changed = await attempt(m, key, now);
         if (changed) {
           await this.publisher.changed(m, typeof change === 'string' ? change : change(changed, now), changed);
-          return { outcome: { session: changed }, changes: count + 1 };
+          return { session: changed };
         }
         let session = await this.sessions.findForUpdate(m, sessionId, actor.memberId, actor.workspaceId);
-        if (!session) return { outcome: { error: sessionNotFound(sessionId) }, changes: count };
+        if (!session) return { error: sessionNotFound(sessionId) };
         if (isLive(session) && session.startedAt.getTime() + this.maxMs <= now.getTime()) {
           const expired = await this.sessions.expireIfDue(m, session.id, now, this.maxMs);
           if (expired) {
             await this.publisher.changed(m, 'auto_closed', expired);
             session = expired;
-            count++;
           }
         }
         const answer = verdict(session, now);
-        if (answer !== 'retry') return { outcome: answer, changes: count };
+        if (answer !== 'retry') return answer;
       }
       throw new Error(`session ${sessionId}: the change did not apply while the session was locked`);
     });
-    if (changes > 0) this.publisher.published();
     if ('error' in outcome) throw outcome.error;
-    return presentSession(outcome.session);
+    return toSessionV1(outcome.session);
   }
 
   private position(cursor: string, scope: CursorScope): { startedAt: Date; id: string } {

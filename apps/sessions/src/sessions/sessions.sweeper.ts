@@ -54,10 +54,7 @@ export class SessionsSweeper implements OnApplicationBootstrap, OnModuleDestroy 
         for (const s of expired) await this.publisher.changed(m, 'auto_closed', s);
         return expired.length;
       });
-      if (closed > 0) {
-        this.publisher.published();
-        this.autoClosed.inc(closed);
-      }
+      if (closed > 0) this.autoClosed.inc(closed);
       total += closed;
       if (closed < BATCH) return total;
     }

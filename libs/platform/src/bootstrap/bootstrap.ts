@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { within } from '../async/within';
 import type { AppConfig } from '../config/base.config';
 import { ReadinessService } from '../health/readiness.service';
 import { HttpErrorFilter, sendError } from '../http/http-error.filter';
@@ -12,7 +13,7 @@ import { httpLayerErrorOptions } from '../http/http-layer-errors';
 import { logContext, NestPinoLogger, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { KafkaClient } from '../kafka/kafka.client';
-import { backoffMs, dependenciesOf, StartingProbes, waitForDependencies, type DependencyCheck } from './dependencies';
+import { backoffMs, dependenciesOf, StartingProbes, waitForDependencies } from './dependencies';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -51,13 +52,12 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Runs after the app is created and before it listens (prefix, pipes, docs). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
-  /** What start-up waits for (default: Kafka, and Postgres for a ServiceConfig). */
-  dependencies?: Record<string, DependencyCheck>;
-  /** Start-up attempts once the dependencies answered, before giving up (exit 1). */
-  startAttempts?: number;
   /** The app's message transport (`connectMicroservice({ strategy })`), started after init and before the app listens. */
   microservice?: (app: NestFastifyApplication) => CustomTransportStrategy;
 }
+
+/** Start-up attempts once the dependencies answered, before giving up (exit 1). */
+const START_ATTEMPTS = 10;
 
 /** Retry-After on a 503: how soon a client may try again (D-2 UNAVAILABLE). */
 export const RETRY_AFTER_SECONDS = 1;
@@ -78,9 +78,9 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   // Metrics the app's providers add are registered again by the next attempt's providers.
   const baseMetrics = new Set(options.metrics.registry.getMetricsAsArray().map((m) => m.name));
   try {
-    const attempts = options.startAttempts ?? 10;
     for (let attempt = 1; !app; attempt++) {
-      await waitForDependencies(options.dependencies ?? dependenciesOf(config), logger, probes);
+      // Kafka, and Postgres for a ServiceConfig.
+      await waitForDependencies(dependenciesOf(config), logger, probes);
       let candidate: NestFastifyApplication | undefined;
       try {
         candidate = await createNestApp(module, options);
@@ -90,8 +90,12 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         app = candidate;
       } catch (err) {
         // A dependency lost between its check and the app's start (or topics not created yet).
-        if (candidate) await closeBounded(candidate, 10_000);
-        if (attempt >= attempts) throw err;
+        if (candidate)
+          await within(
+            candidate.close().catch(() => undefined),
+            10_000,
+          );
+        if (attempt >= START_ATTEMPTS) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
         }
@@ -108,17 +112,6 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   app.get(ReadinessService).setAccepting(true);
   logger.info({ port: boundPort(app) }, 'listening');
   return app;
-}
-
-async function closeBounded(app: INestApplicationContext, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    app.close().catch(() => undefined),
-    new Promise<void>((r) => {
-      timer = setTimeout(r, timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
 }
 
 async function createNestApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { ErrorCode } from '@worktrack/contracts';
+import { within } from '../async/within';
 import { AppConfig, ServiceConfig } from '../config/base.config';
 import type { AppLogger } from '../logging/logger';
 
@@ -106,9 +107,7 @@ export class StartingProbes {
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, 1_000)))]);
-    clearTimeout(timer);
+    await within(closed, 1_000);
   }
 }
 

@@ -4,10 +4,10 @@ import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourc
 import type { AppLogger } from '../logging/logger';
 
 /** A wrong command line: the message is printed as it is, exit code 2. */
-export class UsageError extends Error {
+export class CommandUsageError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
+    this.name = 'CommandUsageError';
   }
 }
 
@@ -17,7 +17,7 @@ export class UsageError extends Error {
  */
 export function runMain(app: string, main: () => Promise<void>): void {
   main().catch((err: unknown) => {
-    if (err instanceof UsageError) {
+    if (err instanceof CommandUsageError) {
       process.stderr.write(`${app}: ${err.message}\n`);
       process.exit(2);
     }

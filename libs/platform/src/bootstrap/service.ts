@@ -1,19 +1,12 @@
 import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { MigrationInterface } from 'typeorm';
 import { ServiceCommandTopic, type ServiceName } from '@worktrack/contracts';
 import type { ServiceConfig } from '../config/base.config';
-import type { ServiceDataSourceOptions } from '../database/data-source.factory';
 import { KafkaClient } from '../kafka/kafka.client';
 import { createLogger, type AppLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { KafkaContractTransport } from '../transport/kafka-contract.transport';
 import { createHttpApp } from './bootstrap';
-
-/** A service's schema, entities and migrations (classes, in order). */
-export interface ServiceDatabase extends Pick<ServiceDataSourceOptions, 'schema' | 'entities'> {
-  migrations: Array<new () => MigrationInterface>;
-}
 
 /** What a service's AppModule is built from (config, logger and metrics exist before Nest does). */
 export interface ServiceRuntime<C extends ServiceConfig = ServiceConfig> {

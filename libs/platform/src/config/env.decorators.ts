@@ -1,24 +1,19 @@
+import { applyDecorators } from '@nestjs/common';
 import { Expose, Transform } from 'class-transformer';
-
-const applyAll =
-  (...decorators: PropertyDecorator[]): PropertyDecorator =>
-  (target, key) => {
-    for (const d of decorators) d(target, key);
-  };
 
 /** A string variable. */
 export const EnvString = (): PropertyDecorator => Expose();
 
 /** An integer variable; anything that is not a whole number stays a string and fails `@IsInt`. */
 export const EnvInt = (): PropertyDecorator =>
-  applyAll(
+  applyDecorators(
     Expose(),
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value)),
   );
 
 /** A boolean variable: true/false/1/0/yes/no; anything else stays a string and fails `@IsBoolean`. */
 export const EnvBool = (): PropertyDecorator =>
-  applyAll(
+  applyDecorators(
     Expose(),
     Transform(({ value }: { value: unknown }) => {
       if (typeof value !== 'string') return value;

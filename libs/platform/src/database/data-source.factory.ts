@@ -104,16 +104,6 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   }
 }
 
-/**
- * The SQL that entity metadata would still need after all migrations ran:
- * empty when entities and migrations agree (what `migration:generate` would
- * produce). Used by each service's drift test.
- */
-export async function pendingSchemaChanges(dataSource: DataSource): Promise<string[]> {
-  const log = await dataSource.driver.createSchemaBuilder().log();
-  return log.upQueries.map((q) => q.query);
-}
-
 export function schemaOf(dataSource: DataSource): string {
   const schema = (dataSource.options as { schema?: string }).schema;
   if (!schema) throw new Error('data source has no schema');

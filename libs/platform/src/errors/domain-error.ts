@@ -26,11 +26,4 @@ export class DomainError extends Error {
   }
 }
 
-export class UnavailableError extends DomainError {
-  constructor(message: string, details?: ErrorDetail[]) {
-    super(ErrorCode.UNAVAILABLE, message, details);
-    this.name = 'UnavailableError';
-  }
-}
-
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

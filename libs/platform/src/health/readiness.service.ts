@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ErrorDetail } from '@worktrack/contracts';
+import { within } from '../async/within';
 import { Metrics } from '../metrics/metrics';
 
 export type ReadinessCheck = () => Promise<void>;
@@ -37,20 +38,12 @@ export class ReadinessService {
     if (!this.accepting) failures.push({ path: 'app', issue: 'starting or draining' });
     await Promise.all(
       [...this.checks].map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([
-            check(),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-            }),
-          ]);
+          await within(check(), timeoutMs, () => new Error(`no answer within ${timeoutMs} ms`));
           checks[name] = 'up';
         } catch (err) {
           checks[name] = 'down';
           failures.push({ path: name, issue: err instanceof Error ? err.message : String(err) });
-        } finally {
-          clearTimeout(timer);
         }
       }),
     );

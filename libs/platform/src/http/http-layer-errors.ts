@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
+import { ErrorCode } from '@worktrack/contracts';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { AppLogger } from '../logging/logger';
-import { httpStatusOf } from './error-response';
+import { respond, type ErrorResponse } from './error-response';
 import { sendError } from './http-error.filter';
 
 /**
@@ -28,11 +28,7 @@ export function httpLayerErrorOptions(logger: AppLogger): Pick<FastifyServerOpti
 }
 
 /** What a parser error of Node's HTTP server means to a client. */
-export function clientErrorBody(code: string | undefined): { status: number; body: { error: ErrorBody } } {
-  const respond = (c: ErrorCode, message: string): { status: number; body: { error: ErrorBody } } => ({
-    status: httpStatusOf(c),
-    body: { error: { code: c, message } },
-  });
+export function clientErrorBody(code: string | undefined): ErrorResponse {
   switch (code ?? '') {
     case 'HPE_HEADER_OVERFLOW':
       // D-2: 413 is for the whole request being too large; the headers are part of it.

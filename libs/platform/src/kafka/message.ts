@@ -14,7 +14,10 @@ export function readHeaders(headers: IHeaders | undefined): HeaderMap {
 }
 
 /** Headers every message carries: contract type and version, a message id, the request id. */
-export function contractHeaders(contract: MessageContract, opts: { messageId?: string; requestId?: string }): HeaderMap {
+export function contractHeaders(
+  contract: Pick<MessageContract, 'type' | 'version'>,
+  opts: { messageId?: string; requestId?: string | null },
+): HeaderMap {
   const headers: HeaderMap = {
     [Header.type]: contract.type,
     [Header.version]: String(contract.version),
@@ -29,7 +32,6 @@ export interface MessageMeta {
   topic: string;
   partition: number;
   offset: string;
-  key: string | null;
   headers: HeaderMap;
   messageId: string;
   requestId?: string;
@@ -43,7 +45,6 @@ export function messageMeta(topic: string, partition: number, message: KafkaMess
     topic,
     partition,
     offset: message.offset,
-    key: message.key ? message.key.toString('utf8') : null,
     headers,
     messageId: headers[Header.messageId] ?? `${topic}:${partition}:${message.offset}`,
     requestId: headers[Header.requestId],

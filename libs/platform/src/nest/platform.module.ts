@@ -1,14 +1,14 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Injectable, Module, Optional, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig, ServiceConfig } from '../config/base.config';
 import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
 import { HealthController } from '../health/health.controller';
 import { ReadinessService } from '../health/readiness.service';
 import { KafkaClient } from '../kafka/kafka.client';
-import { MessagePublisher } from '../kafka/message.publisher';
 import type { AppLogger } from '../logging/logger';
 import { MetricsController } from '../metrics/metrics.controller';
 import { Metrics } from '../metrics/metrics';
+import { SignedCursor } from '../pagination/signed-cursor';
 import { LOGGER } from './tokens';
 
 export interface PlatformModuleOptions {
@@ -20,31 +20,25 @@ export interface PlatformModuleOptions {
   database?: Pick<ServiceDataSourceOptions, 'schema' | 'entities' | 'migrations'>;
 }
 
-/** Holds the optional DataSource so the lifecycle can close it without requiring it. */
-@Injectable()
-class PlatformRefs {
-  dataSource?: DataSource;
-}
-
 /** Closes Kafka and Postgres last, after consumers drained and HTTP closed. */
 @Injectable()
 class PlatformLifecycle implements OnApplicationShutdown {
   constructor(
     private readonly kafka: KafkaClient,
     @Inject(LOGGER) private readonly logger: AppLogger,
-    private readonly moduleRef: PlatformRefs,
+    @Optional() private readonly dataSource?: DataSource,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.kafka.close();
-    if (this.moduleRef.dataSource?.isInitialized) await this.moduleRef.dataSource.destroy();
+    if (this.dataSource?.isInitialized) await this.dataSource.destroy();
     this.logger.info('connections closed');
   }
 }
 
 /**
  * Everything an app gets from the platform: config, logger, metrics, the
- * Kafka client and publisher, its DataSource (services), /healthz, /readyz
+ * Kafka client, its DataSource and cursor signer (services), /healthz, /readyz
  * and /metrics. Global, so feature modules inject what they use.
  */
 @Module({})
@@ -56,7 +50,6 @@ export class PlatformModule {
       { provide: config.constructor, useValue: config },
       { provide: LOGGER, useValue: logger },
       { provide: Metrics, useValue: metrics },
-      PlatformRefs,
       ReadinessService,
       {
         provide: KafkaClient,
@@ -69,7 +62,6 @@ export class PlatformModule {
           return client;
         },
       },
-      { provide: MessagePublisher, inject: [KafkaClient], useFactory: (client: KafkaClient) => new MessagePublisher(client) },
       PlatformLifecycle,
     ];
     const exports: Array<Provider | symbol | (abstract new (...args: never[]) => unknown)> = [
@@ -79,18 +71,22 @@ export class PlatformModule {
       Metrics,
       ReadinessService,
       KafkaClient,
-      MessagePublisher,
     ];
-    if (config instanceof ServiceConfig && config.constructor !== ServiceConfig) {
-      providers.push({ provide: ServiceConfig, useValue: config });
-      exports.push(ServiceConfig);
+    if (config instanceof ServiceConfig) {
+      // One key signs every list's cursors (D-21, D-29).
+      providers.push({ provide: SignedCursor, useValue: new SignedCursor(config.CURSOR_SECRET) });
+      exports.push(SignedCursor);
+      if (config.constructor !== ServiceConfig) {
+        providers.push({ provide: ServiceConfig, useValue: config });
+        exports.push(ServiceConfig);
+      }
     }
     if (database) {
       if (!(config instanceof ServiceConfig)) throw new Error(`${app}: a database needs a ServiceConfig`);
       providers.push({
         provide: DataSource,
-        inject: [ReadinessService, PlatformRefs],
-        useFactory: async (readiness: ReadinessService, refs: PlatformRefs) => {
+        inject: [ReadinessService],
+        useFactory: async (readiness: ReadinessService) => {
           const dataSource = createServiceDataSource({
             ...database,
             url: config.DATABASE_URL,
@@ -100,7 +96,6 @@ export class PlatformModule {
           // MIGRATE_ON_START is for development, tests and benches: a fresh machine has no database yet.
           if (config.MIGRATE_ON_START) await ensureDatabase(config.DATABASE_URL);
           await dataSource.initialize();
-          refs.dataSource = dataSource;
           if (config.MIGRATE_ON_START) {
             const applied = await migrate(dataSource);
             if (applied.length > 0) logger.info({ applied }, 'migrations applied');

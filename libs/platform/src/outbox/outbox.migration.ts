@@ -5,7 +5,7 @@ const table = (schema: string): string => `"${schema.replace(/"/g, '""')}"."outb
 /**
  * Creates the outbox table of `OutboxMessageEntity` in `schema`; a service's
  * own migration calls it. The SQL is what TypeORM generates for the entity,
- * so the drift check (`pendingSchemaChanges`) stays empty.
+ * so the drift check (each service's skeleton spec) stays empty.
  */
 export async function createOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(

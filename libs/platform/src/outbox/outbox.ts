@@ -1,14 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Message } from 'kafkajs';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Header, parsePayload, toWire, Topics, type MessageContract, type TopicDefinition, type TopicKey } from '@worktrack/contracts';
+import { Gauge, type Counter } from 'prom-client';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import { parsePayload, toWire, Topics, type MessageContract, type TopicDefinition, type TopicKey } from '@worktrack/contracts';
 import { schemaOf } from '../database/data-source.factory';
-import { BROKER_DEFAULT_MAX_MESSAGE_BYTES, type KafkaClient } from '../kafka/kafka.client';
-import type { HeaderMap } from '../kafka/message';
+import { BROKER_DEFAULT_MAX_MESSAGE_BYTES, KafkaClient } from '../kafka/kafka.client';
+import { contractHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
-import type { Metrics } from '../metrics/metrics';
-import { OutboxMessageEntity } from './outbox-message.entity';
+import { Metrics } from '../metrics/metrics';
+import { LOGGER } from '../nest/tokens';
+import type { OutboxMessageEntity } from './outbox-message.entity';
 
 export interface EnqueueOptions {
   /** Partition key; one member's messages share a key (their id) to keep order. */
@@ -74,24 +76,27 @@ export function outboxChannel(schema: string): string {
 export interface OutboxRelayOptions {
   /**
    * How often a replica that does not relay tries to take the lock, and how
-   * often the relaying one reads the outbox if it could not LISTEN.
+   * often the relaying one reads the outbox if it could not LISTEN (200 ms).
    */
   pollIntervalMs?: number;
-  /**
-   * How often the relaying replica reads the outbox with no notification: a
-   * safety net only, since every `enqueue` notifies at commit (default 5 s,
-   * never less than `pollIntervalMs`).
-   */
-  safetyPollMs?: number;
-  /**
-   * How long the relay gathers notifications before it reads (default 50 ms):
-   * under load one read, produce and delete then carries the rows of many
-   * commits instead of one round per commit.
-   */
-  notifyCoalesceMs?: number;
-  /** Rows read, published and deleted at a time. */
+  /** Rows read, published and deleted at a time (500). */
   batchSize?: number;
 }
+
+/** Options for a service's relay (tests: a long poll, a small batch); the defaults otherwise. */
+export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
+
+/**
+ * How often the relaying replica reads the outbox with no notification: a
+ * safety net only, since every `enqueue` notifies at commit.
+ */
+const SAFETY_POLL_MS = 5_000;
+/**
+ * How long the relay gathers notifications before it reads: under load one
+ * read, produce and delete then carries the rows of many commits instead of
+ * one round per commit.
+ */
+const NOTIFY_COALESCE_MS = 50;
 
 type BatchOutcome = 'idle' | 'full' | 'failed';
 
@@ -108,11 +113,14 @@ const MAX_BACKOFF_MS = 30_000;
  * connection, so it stops as soon as that connection fails — which is when
  * Postgres frees the lock and another replica, still trying each poll, takes
  * over. Each relay keeps one connection of its DataSource's pool while it runs.
+ *
+ * A provider of the service's module that writes the outbox: it runs from
+ * bootstrap until the module is destroyed (before connections close).
  */
-export class OutboxRelay {
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly pollIntervalMs: number;
   private readonly safetyPollMs: number;
-  private readonly notifyCoalesceMs: number;
   private coalescing?: NodeJS.Timeout;
   private readonly channel: string;
   private readonly batchSize: number;
@@ -130,7 +138,7 @@ export class OutboxRelay {
     this.coalescing ??= setTimeout(() => {
       this.coalescing = undefined;
       this.wakeUp();
-    }, this.notifyCoalesceMs);
+    }, NOTIFY_COALESCE_MS);
   };
   private loop?: Promise<void>;
   private stopping = false;
@@ -141,13 +149,12 @@ export class OutboxRelay {
   constructor(
     private readonly dataSource: DataSource,
     private readonly client: KafkaClient,
-    logger: AppLogger,
+    @Inject(LOGGER) logger: AppLogger,
     metrics: Metrics,
-    opts: OutboxRelayOptions = {},
+    @Optional() @Inject(OUTBOX_RELAY_OPTIONS) opts: OutboxRelayOptions = {},
   ) {
     this.pollIntervalMs = opts.pollIntervalMs ?? 200;
-    this.safetyPollMs = Math.max(opts.safetyPollMs ?? 5_000, this.pollIntervalMs);
-    this.notifyCoalesceMs = opts.notifyCoalesceMs ?? 50;
+    this.safetyPollMs = Math.max(SAFETY_POLL_MS, this.pollIntervalMs);
     this.batchSize = opts.batchSize ?? 500;
     const schema = schemaOf(dataSource);
     this.channel = outboxChannel(schema);
@@ -160,12 +167,41 @@ export class OutboxRelay {
        FROM ${table} ORDER BY id ASC LIMIT $1`;
     this.deleteSql = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.logger = logger.child({ component: 'outbox-relay' });
-    ({ publishedTotal: this.publishedTotal, failuresTotal: this.failuresTotal } = outboxMetrics(metrics.registry, dataSource));
+    this.publishedTotal = metrics.counter(
+      'worktrack_outbox_published_total',
+      'Outbox messages published (acknowledged by the broker), by topic key.',
+      ['topic'],
+    );
+    this.failuresTotal = metrics.counter(
+      'worktrack_outbox_publish_failures_total',
+      'Outbox publish attempts that failed (the rows stay and are retried).',
+    );
+    if (!metrics.registry.getSingleMetric('worktrack_outbox_pending')) {
+      const countSql = `SELECT count(*)::int AS n FROM ${table}`;
+      new Gauge({
+        name: 'worktrack_outbox_pending',
+        help: 'Outbox rows waiting to be published (counted at scrape time).',
+        registers: [metrics.registry],
+        async collect() {
+          // Keeps the last value when Postgres does not answer; /metrics still serves.
+          const rows = (await dataSource.query(countSql).catch(() => undefined)) as Array<{ n: number }> | undefined;
+          if (rows) this.set(rows[0].n);
+        },
+      });
+    }
   }
 
   /** True while this replica is the one relaying. */
   get holdsLock(): boolean {
     return this.locked;
+  }
+
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
   }
 
   start(): void {
@@ -180,16 +216,6 @@ export class OutboxRelay {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
-  }
-
-  /**
-   * Call after a commit that enqueued messages: relays now instead of at the
-   * next poll (not during a back-off). While the relay LISTENs, the commit's
-   * own NOTIFY has woken it already, so this does nothing (a second wake-up
-   * would only read an empty outbox).
-   */
-  notify(): void {
-    if (!this.listening) this.wakeUp();
   }
 
   private wakeUp(): void {
@@ -325,52 +351,14 @@ interface NotifyingClient {
   removeListener(event: 'notification', listener: () => void): unknown;
 }
 
-/** The message as MessagePublisher would send it: same value and headers (see `contractHeaders`). */
-function toKafkaMessage(row: OutboxMessageEntity): Message {
-  const headers: HeaderMap = {
-    [Header.type]: row.type,
-    [Header.version]: String(row.version),
-    [Header.messageId]: row.messageId,
-  };
-  if (row.requestId) headers[Header.requestId] = row.requestId;
-  return { key: row.key, value: JSON.stringify(row.payload), headers };
-}
+/** The message as its contract's headers describe it (`contractHeaders`), the payload as validated at `enqueue`. */
+const toKafkaMessage = (row: OutboxMessageEntity): Message => ({
+  key: row.key,
+  value: JSON.stringify(row.payload),
+  headers: contractHeaders(row, row),
+});
 
 /** A stable 64-bit advisory lock key per schema (one relay per service). */
 function advisoryLockKey(schema: string): string {
   return createHash('sha256').update(`worktrack.outbox:${schema}`).digest().readBigInt64BE(0).toString();
-}
-
-/** The outbox metrics in the app's registry; a second relay on the same registry shares them. */
-function outboxMetrics(registry: Registry, dataSource: DataSource): { publishedTotal: Counter<'topic'>; failuresTotal: Counter } {
-  const existing = <M>(name: string): M | undefined => registry.getSingleMetric(name) as M | undefined;
-  const publishedTotal =
-    existing<Counter<'topic'>>('worktrack_outbox_published_total') ??
-    new Counter({
-      name: 'worktrack_outbox_published_total',
-      help: 'Outbox messages published (acknowledged by the broker), by topic key.',
-      labelNames: ['topic'],
-      registers: [registry],
-    });
-  const failuresTotal =
-    existing<Counter>('worktrack_outbox_publish_failures_total') ??
-    new Counter({
-      name: 'worktrack_outbox_publish_failures_total',
-      help: 'Outbox publish attempts that failed (the rows stay and are retried).',
-      registers: [registry],
-    });
-  if (!existing('worktrack_outbox_pending')) {
-    const repository = dataSource.getRepository(OutboxMessageEntity);
-    new Gauge({
-      name: 'worktrack_outbox_pending',
-      help: 'Outbox rows waiting to be published (counted at scrape time).',
-      registers: [registry],
-      async collect() {
-        // Keeps the last value when Postgres does not answer; /metrics still serves.
-        const count = await repository.count().catch(() => undefined);
-        if (count !== undefined) this.set(count);
-      },
-    });
-  }
-  return { publishedTotal, failuresTotal };
 }

@@ -1,4 +1,5 @@
 import { parsePayload, Topics, type MessageContract } from '@worktrack/contracts';
+import { within } from '../async/within';
 import type { AppLogger } from '../logging/logger';
 import type { KafkaClient } from '../kafka/kafka.client';
 import { decodeJson, messageMeta } from '../kafka/message';
@@ -62,16 +63,9 @@ export async function replayFromStart<T extends object>(
     },
   });
   const timeoutMs = options.timeoutMs ?? 120_000;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      done,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`replay of ${topic} did not reach the end in ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    await within(done, timeoutMs, () => new Error(`replay of ${topic} did not reach the end in ${timeoutMs} ms`));
   } finally {
-    clearTimeout(timer);
     await client.stopPrivateConsumer(consumer, groupId);
   }
   logger.info({ topic, handled }, 'projection rebuilt from the start of the topic');

@@ -1,5 +1,4 @@
 import { Controller, Module, type DynamicModule, type Type } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { StatusQuery, type ServiceName, type StatusResultV1 } from '@worktrack/contracts';
 import { ServiceConfig } from '../config/base.config';
 import { APP_VERSION } from '../bootstrap/version';
@@ -41,9 +40,7 @@ export class StatusModule {
     return {
       module: StatusModule,
       controllers: [statusController(service)],
-      providers: [
-        { provide: StatusRepository, inject: [DataSource], useFactory: (dataSource: DataSource) => new StatusRepository(dataSource) },
-      ],
+      providers: [StatusRepository],
     };
   }
 }

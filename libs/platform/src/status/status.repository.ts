@@ -1,8 +1,10 @@
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppliedMigration } from '@worktrack/contracts';
 import { schemaOf } from '../database/data-source.factory';
 
 /** Reads what a service knows about its own schema. */
+@Injectable()
 export class StatusRepository {
   constructor(private readonly dataSource: DataSource) {}
 

@@ -12,7 +12,7 @@ import {
   type CommandContract,
   type ReplyBody,
 } from '@worktrack/contracts';
-import { DomainError, UnavailableError } from '../errors/domain-error';
+import { DomainError } from '../errors/domain-error';
 import { MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
 import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
 import { decodeJson, readHeaders } from '../kafka/message';
@@ -119,7 +119,7 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
   /** Sends a command and resolves with its validated result, or rejects with a DomainError. */
   async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
     const name = `${contract.type}.v${contract.version}`;
-    if (!this.accepting) throw new UnavailableError('The gateway is not ready to send commands.');
+    if (!this.accepting) throw new DomainError(ErrorCode.UNAVAILABLE, 'The gateway is not ready to send commands.');
     const wire = toWire(payload);
     parsePayload(contract.payload, wire.plain, name);
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;

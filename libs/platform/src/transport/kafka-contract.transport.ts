@@ -27,8 +27,6 @@ export interface KafkaContractTransportOptions {
   commandTopic?: TopicKey;
   /** The command topic's consumer group, shared by the service's replicas. */
   commandGroup?: string;
-  /** Partitions of the command topic handled in parallel (default: all); one key (member) stays sequential. */
-  commandConcurrency?: number;
   sessionTimeoutMs?: number;
 }
 
@@ -142,7 +140,8 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         // From the beginning for a new group: nothing sent before the first join is
         // lost, and whatever is stale is skipped by its deadline.
         fromBeginning: true,
-        concurrency: this.options.commandConcurrency ?? topic.partitions,
+        // Every partition in parallel; one key (member) stays sequential.
+        concurrency: topic.partitions,
         sessionTimeoutMs: this.options.sessionTimeoutMs,
         commitIntervalMs: REQUEST_REPLY_COMMIT_INTERVAL_MS,
         eachMessage: (payload) => this.onCommand(payload),

@@ -5,7 +5,7 @@ import { WorkspaceEntity } from './workspace.entity';
 /** D-7: a workspace's member, human or agent. Emails are stored lower-cased. */
 @Entity({ name: 'members' })
 @Index('ux_members_workspace_email', ['workspaceId', 'email'], { unique: true, where: 'email IS NOT NULL' })
-export class MemberEntity {
+export class IdentityMemberEntity {
   @PrimaryColumn('uuid')
   id!: string;
 

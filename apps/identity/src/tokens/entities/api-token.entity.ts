@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { TokenScope } from '@worktrack/contracts';
-import { MemberEntity } from '../../members/entities/member.entity';
+import { IdentityMemberEntity } from '../../members/entities/member.entity';
 
 /** D-8: an API token. Only the SHA-256 of its secret is stored. */
 @Entity({ name: 'api_tokens' })
@@ -16,9 +16,9 @@ export class ApiTokenEntity {
   @Column('uuid', { name: 'member_id' })
   memberId!: string;
 
-  @ManyToOne(() => MemberEntity, { onDelete: 'CASCADE' })
+  @ManyToOne(() => IdentityMemberEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'member_id', foreignKeyConstraintName: 'fk_api_tokens_member' })
-  member?: MemberEntity;
+  member?: IdentityMemberEntity;
 
   @Column('text')
   name!: string;

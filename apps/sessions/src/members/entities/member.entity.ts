@@ -5,7 +5,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * `identity.member.changed`): just what D-29 needs, the profile time zone.
  */
 @Entity({ name: 'members' })
-export class MemberEntity {
+export class SessionsMemberEntity {
   @PrimaryColumn('uuid', { name: 'member_id' })
   memberId!: string;
 

@@ -2,7 +2,7 @@
  * Crash points for fault tests: when WT_FAILPOINTS (comma-separated) names
  * this point, the process kills itself with SIGKILL here — no cleanup, like a
  * crashed pod. Inert unless that variable is set, and always inert when
- * NODE_ENV=production.
+ * NODE_ENV=production (ingestion README).
  */
 export function failpoint(name: string): void {
   const points = process.env.WT_FAILPOINTS;
