@@ -160,12 +160,18 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
       expect(crash).toMatchObject({ code: 'INTERNAL' });
       expect((crash as Error).message).not.toContain('hunter2');
       expect((crash as Error).message).toContain('req-42');
-      // The server side refuses to answer outside its contract.
+      // A result outside its contract is refused where it is received (issue 17: validated once).
       await expect(client.send(Echo, { text: 'z', failWith: 'bad-result' }, { key: 'member-1' })).rejects.toMatchObject({
         code: 'INTERNAL',
+        message: 'A service answered with an invalid reply.',
       });
-      // The client side refuses to send outside it.
-      await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1' })).rejects.toThrow(/text/);
+      // A command outside it is refused by the service that receives it: INTERNAL, the handler never runs.
+      const handledBefore = handled.length;
+      await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1', requestId: 'req-43' })).rejects.toMatchObject({
+        code: 'INTERNAL',
+        message: expect.stringContaining('req-43') as unknown,
+      });
+      expect(handled.length).toBe(handledBefore);
     } finally {
       await client.stop();
       await server.close();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { EventsLinked } from '@worktrack/contracts';
-import { enqueue, OutboxRelay } from '@worktrack/platform';
+import { EventsLinked, type EventsLinkedV1 } from '@worktrack/contracts';
+import { enqueueMany, OutboxRelay } from '@worktrack/platform';
 import type { ChangedLink } from './links.repository';
 
 /** About 110 bytes a link as JSON: 2,000 links are ~220 KB a message. */
@@ -22,20 +22,36 @@ export class LinksPublisher {
    * for every member (issue 14). True when something was enqueued.
    */
   async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<boolean> {
+    return this.changedMany(
+      manager,
+      changed.map((c) => ({ ...c, member_id: memberId })),
+    );
+  }
+
+  /** `changed` for the links of several members, in one outbox statement (messages per member, in order). */
+  async changedMany(manager: EntityManager, changed: Array<ChangedLink & { member_id: string }>): Promise<boolean> {
     if (changed.length === 0) return false;
-    for (let i = 0; i < changed.length; i += LINKS_PER_MESSAGE) {
-      await enqueue(
-        manager,
-        EventsLinked,
-        {
-          memberId,
-          links: changed
-            .slice(i, i + LINKS_PER_MESSAGE)
-            .map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })),
-        },
-        { key: memberId },
-      );
+    const byMember = new Map<string, ChangedLink[]>();
+    for (const c of changed) {
+      const links = byMember.get(c.member_id);
+      if (links) links.push(c);
+      else byMember.set(c.member_id, [c]);
     }
+    const messages: Array<{ payload: EventsLinkedV1; opts: { key: string } }> = [];
+    for (const [memberId, links] of byMember) {
+      for (let i = 0; i < links.length; i += LINKS_PER_MESSAGE) {
+        messages.push({
+          payload: {
+            memberId,
+            links: links
+              .slice(i, i + LINKS_PER_MESSAGE)
+              .map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })),
+          },
+          opts: { key: memberId },
+        });
+      }
+    }
+    await enqueueMany(manager, EventsLinked, messages);
     return true;
   }
 

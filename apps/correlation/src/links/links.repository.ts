@@ -8,6 +8,13 @@ export interface ChangedLink {
   link_version: number;
 }
 
+/** A new event to link (`insertLinked`). */
+export interface NewEvent {
+  memberId: string;
+  eventId: string;
+  occurredAt: string;
+}
+
 export interface SessionRow {
   session_id: string;
   started_at: Date;
@@ -30,8 +37,25 @@ export class LinksRepository {
 
   /** A transaction holding the member's lock. */
   forMember<T>(memberId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.forMembers([memberId], work);
+  }
+
+  /**
+   * A transaction holding the locks of several members (issue 17: a fetched
+   * batch of event messages in one transaction), taken in the order of their
+   * keys, so two such transactions never wait for each other in a cycle.
+   */
+  forMembers<T>(memberIds: string[], work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`correlation:${memberId}`]);
+      if (memberIds.length === 1) {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`correlation:${memberIds[0]}`]);
+      } else {
+        await manager.query(
+          `SELECT count(pg_advisory_xact_lock(k)) FROM (
+             SELECT DISTINCT hashtextextended('correlation:' || m, 0) AS k FROM unnest($1::text[]) AS m ORDER BY k) AS keys`,
+          [memberIds],
+        );
+      }
       return work(manager);
     });
   }
@@ -40,32 +64,28 @@ export class LinksRepository {
    * Inserts events not seen before, each already linked by D-31's rule (see
    * `relink`), and returns the new ones that got a session: the links to
    * publish. Issue 17: one statement instead of an insert and an update of
-   * the same rows (the member's lock is held either way, so no session
-   * change can come between).
+   * the same rows (the members' locks are held either way, so no session
+   * change can come between), for the events of several members at once.
    */
-  async insertLinked(
-    manager: EntityManager,
-    memberId: string,
-    events: Array<{ eventId: string; occurredAt: string }>,
-  ): Promise<ChangedLink[]> {
-    return queryRows<ChangedLink>(
+  async insertLinked(manager: EntityManager, events: NewEvent[]): Promise<Array<ChangedLink & { member_id: string }>> {
+    return queryRows<ChangedLink & { member_id: string }>(
       manager,
       `WITH target AS (
-         SELECT t.id, t.at,
+         SELECT t.id, t.member, t.at,
                 (SELECT s.session_id FROM ${this.s}."sessions" s
-                  WHERE s.member_id = $1::uuid AND s.started_at <= t.at
+                  WHERE s.member_id = t.member AND s.started_at <= t.at
                     AND (s.closed_at IS NULL OR t.at < s.closed_at)
                   ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
-           FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+           FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS t(member, id, at)
        ),
        inserted AS (
          INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at, session_id, link_version)
-         SELECT id, $1::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
+         SELECT id, member, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
          ON CONFLICT DO NOTHING
-         RETURNING event_id, session_id, link_version
+         RETURNING event_id, member_id, session_id, link_version
        )
-       SELECT event_id, session_id, link_version FROM inserted WHERE session_id IS NOT NULL`,
-      [memberId, events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
+       SELECT event_id, member_id, session_id, link_version FROM inserted WHERE session_id IS NOT NULL`,
+      [events.map((e) => e.memberId), events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
     );
   }
 

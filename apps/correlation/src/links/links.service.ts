@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventsStoredV1, SessionChangedV1 } from '@worktrack/contracts';
 import { LinksPublisher } from './links.publisher';
-import { LinksRepository } from './links.repository';
+import { LinksRepository, type NewEvent } from './links.repository';
 
 /**
  * D-31: links every stored event to the member's session running when it
@@ -18,9 +18,24 @@ export class LinksService {
   ) {}
 
   async onEventsStored(message: EventsStoredV1): Promise<void> {
-    // A repeated event is a no-op: only new events are inserted (already linked), and only their links published.
-    const published = await this.links.forMember(message.memberId, async (manager) =>
-      this.publisher.changed(manager, message.memberId, await this.links.insertLinked(manager, message.memberId, message.events)),
+    return this.onEventsStoredMany([message]);
+  }
+
+  /**
+   * Several EventsStored messages (of one partition, in order) in one
+   * transaction holding their members' locks (issue 17): one insert for all
+   * their events, one outbox statement for the links of every member. A
+   * repeated event is a no-op: only new events are inserted (already linked),
+   * and only their links published.
+   */
+  async onEventsStoredMany(messages: EventsStoredV1[]): Promise<void> {
+    const events = new Map<string, NewEvent>();
+    for (const m of messages) {
+      for (const e of m.events) if (!events.has(e.eventId)) events.set(e.eventId, { memberId: m.memberId, ...e });
+    }
+    const members = [...new Set(messages.map((m) => m.memberId))];
+    const published = await this.links.forMembers(members, async (manager) =>
+      this.publisher.changedMany(manager, await this.links.insertLinked(manager, [...events.values()])),
     );
     if (published) this.publisher.published();
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   EventsStored,
@@ -8,7 +9,15 @@ import {
   type ListEventsV1,
   type StoredEventV1,
 } from '@worktrack/contracts';
-import { enqueue, failpoint, OutboxRelay, SignedCursor, takeWithinBytes, type CursorScope } from '@worktrack/platform';
+import {
+  checkedOutboxPayload,
+  currentRequestId,
+  failpoint,
+  OutboxRelay,
+  SignedCursor,
+  takeWithinBytes,
+  type CursorScope,
+} from '@worktrack/platform';
 import { eventId } from './event-id';
 import { dedupKey, EventsRepository, type NewEventRow } from './events.repository';
 
@@ -55,39 +64,40 @@ export class EventsService {
       });
     });
 
-    const stored = await this.events.transaction(async (manager) => {
-      const inserted = await this.events.insertBatch(manager, actor.memberId, actor.workspaceId, receivedAt, rows);
-      // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
-      // or was stored by an earlier delivery of this same command (same id: nothing to do).
-      const lost = rows.filter((r) => !inserted.has(r.id) && r.externalId !== null);
-      if (lost.length > 0) {
-        const existing = await this.events.idsByKeys(
-          manager,
-          actor.memberId,
-          lost.map((r) => ({ sourceType: r.sourceType, externalId: r.externalId as string })),
-        );
-        for (const r of lost) {
-          const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
-          if (!id) throw new Error('deduplication key vanished during the batch'); // its writer rolled back: the command is retried
-          if (id !== r.id) duplicates++;
-          ids[r.index] = id;
-        }
-      }
-      const fresh = rows.filter((r) => inserted.has(r.id));
-      if (fresh.length > 0) {
-        await enqueue(
-          manager,
-          EventsStored,
-          {
-            memberId: actor.memberId,
-            workspaceId: actor.workspaceId,
-            events: fresh.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
-          },
-          { key: actor.memberId },
-        );
-      }
-      return fresh.length;
+    // The message names the new rows only, which the statement learns as it inserts: checked here
+    // (contract, size) for every row of the batch, a superset of what the statement writes.
+    checkedOutboxPayload(EventsStored, {
+      memberId: actor.memberId,
+      workspaceId: actor.workspaceId,
+      events: rows.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
     });
+    const inserted = await this.events.insertBatchQueued(
+      { memberId: actor.memberId, workspaceId: actor.workspaceId, receivedAt, rows },
+      {
+        topic: EventsStored.topic,
+        type: EventsStored.type,
+        version: EventsStored.version,
+        messageId: randomUUID(),
+        requestId: currentRequestId() ?? null,
+      },
+    );
+    // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
+    // or was stored by an earlier delivery of this same command (same id: nothing to do). The
+    // earlier write has committed (the insert waited for it), so it is read after ours.
+    const lost = rows.filter((r) => !inserted.has(r.id) && r.externalId !== null);
+    if (lost.length > 0) {
+      const existing = await this.events.idsByKeys(
+        actor.memberId,
+        lost.map((r) => ({ sourceType: r.sourceType, externalId: r.externalId as string })),
+      );
+      for (const r of lost) {
+        const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
+        if (!id) throw new Error('deduplication key vanished during the batch'); // deleted since: the command fails, nothing of it is lost
+        if (id !== r.id) duplicates++;
+        ids[r.index] = id;
+      }
+    }
+    const stored = inserted.size;
     failpoint('ingestion.after-commit'); // fault tests: die between the commit and the publish
     if (stored > 0) this.relay.notify();
     // Duplicates propagate their first event's final id (which may be an earlier request's).
