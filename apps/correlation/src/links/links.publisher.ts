@@ -22,34 +22,18 @@ export class LinksPublisher {
    * for every member (issue 14). True when something was enqueued.
    */
   async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<boolean> {
-    return this.changedMany(
-      manager,
-      changed.map((c) => ({ ...c, member_id: memberId })),
-    );
-  }
-
-  /** `changed` for the links of several members, in one outbox statement (messages per member, in order). */
-  async changedMany(manager: EntityManager, changed: Array<ChangedLink & { member_id: string }>): Promise<boolean> {
     if (changed.length === 0) return false;
-    const byMember = new Map<string, ChangedLink[]>();
-    for (const c of changed) {
-      const links = byMember.get(c.member_id);
-      if (links) links.push(c);
-      else byMember.set(c.member_id, [c]);
-    }
     const messages: Array<{ payload: EventsLinkedV1; opts: { key: string } }> = [];
-    for (const [memberId, links] of byMember) {
-      for (let i = 0; i < links.length; i += LINKS_PER_MESSAGE) {
-        messages.push({
-          payload: {
-            memberId,
-            links: links
-              .slice(i, i + LINKS_PER_MESSAGE)
-              .map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })),
-          },
-          opts: { key: memberId },
-        });
-      }
+    for (let i = 0; i < changed.length; i += LINKS_PER_MESSAGE) {
+      messages.push({
+        payload: {
+          memberId,
+          links: changed
+            .slice(i, i + LINKS_PER_MESSAGE)
+            .map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })),
+        },
+        opts: { key: memberId },
+      });
     }
     await enqueueMany(manager, EventsLinked, messages);
     return true;

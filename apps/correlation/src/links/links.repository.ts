@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows, schemaOf } from '@worktrack/platform';
+import { EventsLinked } from '@worktrack/contracts';
+import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
   event_id: string;
@@ -8,7 +9,7 @@ export interface ChangedLink {
   link_version: number;
 }
 
-/** A new event to link (`insertLinked`). */
+/** A new event to link (`insertLinkedQueued`). */
 export interface NewEvent {
   memberId: string;
   eventId: string;
@@ -30,9 +31,11 @@ export interface SessionRow {
 @Injectable()
 export class LinksRepository {
   private readonly s: string;
+  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     this.s = `"${schemaOf(dataSource)}"`;
+    this.outbox = outboxTarget(schemaOf(dataSource));
   }
 
   /** A transaction holding the member's lock. */
@@ -62,31 +65,67 @@ export class LinksRepository {
 
   /**
    * Inserts events not seen before, each already linked by D-31's rule (see
-   * `relink`), and returns the new ones that got a session: the links to
-   * publish. Issue 17: one statement instead of an insert and an update of
-   * the same rows (the members' locks are held either way, so no session
-   * change can come between), for the events of several members at once.
+   * `relink`), and writes the links of the new ones that got a session to the
+   * outbox as EventsLinked messages (per member, at most `linksPerMessage`
+   * links each, keyed by the member id as given): one statement (issue 17)
+   * instead of an insert, an update of the same rows and an outbox write, for
+   * the events of several members at once (their locks are held, so no
+   * session change can come between). The messages hold UUIDs and versions
+   * read from the rows, valid by construction; each commit wakes the relay
+   * (NOTIFY). Returns how many messages were queued.
    */
-  async insertLinked(manager: EntityManager, events: NewEvent[]): Promise<Array<ChangedLink & { member_id: string }>> {
-    return queryRows<ChangedLink & { member_id: string }>(
+  async insertLinkedQueued(
+    manager: EntityManager,
+    events: NewEvent[],
+    outbox: { linksPerMessage: number; requestId: string | null },
+  ): Promise<number> {
+    const rows = await queryRows<{ messages: number }>(
       manager,
       `WITH target AS (
          SELECT t.id, t.member, t.at,
                 (SELECT s.session_id FROM ${this.s}."sessions" s
-                  WHERE s.member_id = t.member AND s.started_at <= t.at
+                  WHERE s.member_id = t.member::uuid AND s.started_at <= t.at
                     AND (s.closed_at IS NULL OR t.at < s.closed_at)
                   ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
-           FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS t(member, id, at)
+           FROM unnest($1::text[], $2::uuid[], $3::timestamptz[]) AS t(member, id, at)
        ),
        inserted AS (
          INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at, session_id, link_version)
-         SELECT id, member, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
+         SELECT id, member::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
          ON CONFLICT DO NOTHING
-         RETURNING event_id, member_id, session_id, link_version
-       )
-       SELECT event_id, member_id, session_id, link_version FROM inserted WHERE session_id IS NOT NULL`,
-      [events.map((e) => e.memberId), events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
+         RETURNING event_id, session_id, link_version
+       ),
+       linked AS (
+         SELECT t.member, i.event_id, i.session_id, i.link_version,
+                (row_number() OVER (PARTITION BY t.member ORDER BY i.event_id) - 1) / $4 AS chunk
+           FROM inserted i JOIN target t ON t.id = i.event_id
+          WHERE i.session_id IS NOT NULL
+       ),
+       queued AS (
+         INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
+         SELECT $5, l.member, $6, $7, gen_random_uuid(), $8,
+                jsonb_build_object('memberId', l.member, 'links',
+                  jsonb_agg(jsonb_build_object('eventId', l.event_id, 'sessionId', l.session_id, 'version', l.link_version)))
+           FROM linked l
+          GROUP BY l.member, l.chunk
+          ORDER BY l.member, l.chunk
+         RETURNING id
+       ),
+       notified AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_row)
+       SELECT (SELECT count(*) FROM queued)::int AS messages, (SELECT count(*) FROM notified)::int AS notified`,
+      [
+        events.map((e) => e.memberId),
+        events.map((e) => e.eventId),
+        events.map((e) => e.occurredAt),
+        outbox.linksPerMessage,
+        EventsLinked.topic,
+        EventsLinked.type,
+        EventsLinked.version,
+        outbox.requestId,
+        this.outbox.channel,
+      ],
     );
+    return rows[0]?.messages ?? 0;
   }
 
   async session(manager: EntityManager, sessionId: string): Promise<SessionRow | undefined> {

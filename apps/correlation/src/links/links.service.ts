@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventsStoredV1, SessionChangedV1 } from '@worktrack/contracts';
-import { LinksPublisher } from './links.publisher';
+import { currentRequestId } from '@worktrack/platform';
+import { LINKS_PER_MESSAGE, LinksPublisher } from './links.publisher';
 import { LinksRepository, type NewEvent } from './links.repository';
 
 /**
@@ -23,8 +24,8 @@ export class LinksService {
 
   /**
    * Several EventsStored messages (of one partition, in order) in one
-   * transaction holding their members' locks (issue 17): one insert for all
-   * their events, one outbox statement for the links of every member. A
+   * transaction holding their members' locks (issue 17): one statement
+   * inserts all their events and queues the links of every member. A
    * repeated event is a no-op: only new events are inserted (already linked),
    * and only their links published.
    */
@@ -34,10 +35,13 @@ export class LinksService {
       for (const e of m.events) if (!events.has(e.eventId)) events.set(e.eventId, { memberId: m.memberId, ...e });
     }
     const members = [...new Set(messages.map((m) => m.memberId))];
-    const published = await this.links.forMembers(members, async (manager) =>
-      this.publisher.changedMany(manager, await this.links.insertLinked(manager, [...events.values()])),
+    const queued = await this.links.forMembers(members, (manager) =>
+      this.links.insertLinkedQueued(manager, [...events.values()], {
+        linksPerMessage: LINKS_PER_MESSAGE,
+        requestId: currentRequestId() ?? null,
+      }),
     );
-    if (published) this.publisher.published();
+    if (queued > 0) this.publisher.published();
   }
 
   async onSessionChanged(change: SessionChangedV1): Promise<void> {
