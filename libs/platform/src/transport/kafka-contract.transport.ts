@@ -70,9 +70,11 @@ interface ReplyTo {
  * → an error reply) and retried until the requester's deadline. One message
  * never stops the service: whatever fails becomes an error reply.
  *
- * Events: one consumer group per `group` of the handlers, committed per
- * batch once handled (at least once); a message that cannot be parsed, has
- * an unknown version of a handled type, or keeps failing goes to
+ * Events: one consumer group per `group` of the handlers, read a fetched
+ * batch of one partition at a time and committed per batch once handled (at
+ * least once); consecutive messages for a `@HandleEvents` handler go to it in
+ * one call (issue 17). A message that cannot be parsed, has an unknown
+ * version of a handled type, or keeps failing goes to
  * `platform.dead-letters` with its error. Types a group does not handle are
  * skipped.
  */
