@@ -116,10 +116,11 @@ async function startServer(
   return { server, metrics };
 }
 
-async function startClient(name: string, timeoutMs = 8_000): Promise<CommandClient> {
+async function startClient(name: string, timeoutMs = 8_000, validateCommands = true): Promise<CommandClient> {
   const { client, metrics } = kafka(name);
   const rpc = new CommandClient(client, createLogger(name, process.env.LOG_LEVEL ?? 'silent', name), metrics, {
     timeoutMs,
+    validateCommands,
     sessionTimeoutMs: 6_000,
   });
   await rpc.start();
@@ -165,13 +166,20 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
         code: 'INTERNAL',
         message: 'A service answered with an invalid reply.',
       });
-      // A command outside it is refused by the service that receives it: INTERNAL, the handler never runs.
-      const handledBefore = handled.length;
-      await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1', requestId: 'req-43' })).rejects.toMatchObject({
-        code: 'INTERNAL',
-        message: expect.stringContaining('req-43') as unknown,
-      });
-      expect(handled.length).toBe(handledBefore);
+      // The client side refuses to send outside it, naming the field.
+      await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1' })).rejects.toThrow(/text/);
+      // A client that leaves the check to the service (the gateway, issue 17): the service refuses it,
+      // INTERNAL with the request id, and the handler never runs.
+      const trusting = await startClient('client-trusting', 8_000, false);
+      try {
+        const handledBefore = handled.length;
+        await expect(trusting.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1', requestId: 'req-43' })).rejects.toMatchObject(
+          { code: 'INTERNAL', message: expect.stringContaining('req-43') as unknown },
+        );
+        expect(handled.length).toBe(handledBefore);
+      } finally {
+        await trusting.stop();
+      }
     } finally {
       await client.stop();
       await server.close();
