@@ -144,6 +144,77 @@ describe('correlation: links are right whatever the order (D-31)', () => {
     }
   });
 
+  it('links the EventsStored of one fetch together and publishes each new link once, keyed by its member (issue 17)', async () => {
+    const members: string[] = [randomUUID(), randomUUID()];
+    const workspaceId = randomUUID();
+    const sessions = new Map<string, string>(members.map((m) => [m, randomUUID()]));
+    for (const memberId of members) {
+      await publisher.publish(
+        SessionChanged,
+        {
+          change: 'created',
+          sessionId: sessions.get(memberId) as string,
+          memberId,
+          workspaceId,
+          source: 'timer',
+          state: 'active',
+          startedAt: iso(base),
+          closedAt: null,
+          closedReason: null,
+          revision: 1,
+          changedAt: iso(base),
+        },
+        { key: memberId },
+      );
+    }
+    await eventually(async () => {
+      const rows = await db.query<unknown[]>('SELECT 1 FROM "correlation"."sessions" WHERE member_id = ANY($1::uuid[])', [members]);
+      return rows.length === 2;
+    }, 'both sessions known');
+    const published: Array<{ key: string; body: EventsLinkedV1 }> = [];
+    const consumer = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`links-batch-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.correlationLinks)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: async ({ message }) => {
+        const body = JSON.parse(message.value?.toString('utf8') ?? '{}') as EventsLinkedV1;
+        if (members.includes(body.memberId)) published.push({ key: message.key?.toString('utf8') ?? '', body });
+        await Promise.resolve();
+      },
+    });
+    try {
+      // Five messages and a repeat, sent in one produce request: consecutive on their partitions.
+      const batches = members.flatMap((memberId, m) =>
+        Array.from({ length: 3 - m }, (_, b) => ({
+          memberId,
+          workspaceId,
+          events: Array.from({ length: 4 }, (_, k) => ({ eventId: randomUUID(), occurredAt: iso(base + (b * 4 + k + 1) * 1_000) })),
+        })),
+      );
+      await publisher.publishMany(
+        EventsStored,
+        [...batches, batches[0]].map((payload) => ({ payload, key: payload.memberId })),
+      );
+      const expected = new Map<string, string>(batches.flatMap((b) => b.events.map((e) => [e.eventId, b.memberId] as const)));
+      await eventually(() => published.reduce((n, p) => n + p.body.links.length, 0) >= expected.size, 'every link published', 30_000);
+      await new Promise((r) => setTimeout(r, 500)); // nothing more comes (the repeat links nothing)
+      const all = published.flatMap((p) => p.body.links.map((l) => ({ ...l, key: p.key, memberId: p.body.memberId })));
+      expect(all).toHaveLength(expected.size);
+      for (const l of all) {
+        expect(l.memberId).toBe(expected.get(l.eventId));
+        expect(l.key).toBe(l.memberId);
+        expect(l.sessionId).toBe(sessions.get(l.memberId));
+        expect(l.version).toBe(1);
+      }
+      for (const memberId of members) {
+        expect([...(await links(memberId)).values()].every((s) => s === sessions.get(memberId))).toBe(true);
+      }
+    } finally {
+      await consumer.stop();
+    }
+  });
+
   it('sends a poison message to the dead-letter topic and keeps going', async () => {
     const producer = await kafka.client.producer();
     const memberId = randomUUID();

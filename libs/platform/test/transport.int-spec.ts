@@ -116,10 +116,11 @@ async function startServer(
   return { server, metrics };
 }
 
-async function startClient(name: string, timeoutMs = 8_000): Promise<CommandClient> {
+async function startClient(name: string, timeoutMs = 8_000, validateCommands = true): Promise<CommandClient> {
   const { client, metrics } = kafka(name);
   const rpc = new CommandClient(client, createLogger(name, process.env.LOG_LEVEL ?? 'silent', name), metrics, {
     timeoutMs,
+    validateCommands,
     sessionTimeoutMs: 6_000,
   });
   await rpc.start();
@@ -160,12 +161,25 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
       expect(crash).toMatchObject({ code: 'INTERNAL' });
       expect((crash as Error).message).not.toContain('hunter2');
       expect((crash as Error).message).toContain('req-42');
-      // The server side refuses to answer outside its contract.
+      // A result outside its contract is refused where it is received (issue 17: validated once).
       await expect(client.send(Echo, { text: 'z', failWith: 'bad-result' }, { key: 'member-1' })).rejects.toMatchObject({
         code: 'INTERNAL',
+        message: 'A service answered with an invalid reply.',
       });
-      // The client side refuses to send outside it.
+      // The client side refuses to send outside it, naming the field.
       await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1' })).rejects.toThrow(/text/);
+      // A client that leaves the check to the service (the gateway, issue 17): the service refuses it,
+      // INTERNAL with the request id, and the handler never runs.
+      const trusting = await startClient('client-trusting', 8_000, false);
+      try {
+        const handledBefore = handled.length;
+        await expect(trusting.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1', requestId: 'req-43' })).rejects.toMatchObject(
+          { code: 'INTERNAL', message: expect.stringContaining('req-43') as unknown },
+        );
+        expect(handled.length).toBe(handledBefore);
+      } finally {
+        await trusting.stop();
+      }
     } finally {
       await client.stop();
       await server.close();

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { EventsStored, SessionChanged, type PayloadOf } from '@worktrack/contracts';
-import { HandleEvent, type EventGroupOptions } from '@worktrack/platform';
+import { HandleEvent, HandleEvents, type EventGroupOptions } from '@worktrack/platform';
 import { LinksService } from './links.service';
 
 /**
@@ -15,9 +15,10 @@ const group: EventGroupOptions = { group: 'correlation.events', concurrency: 12,
 export class CorrelationLinksConsumer {
   constructor(private readonly links: LinksService) {}
 
-  @HandleEvent(EventsStored, group)
-  eventsStored(@Payload() message: PayloadOf<typeof EventsStored>) {
-    return this.links.onEventsStored(message);
+  /** Issue 17: the EventsStored of one fetched partition batch together, in one transaction. */
+  @HandleEvents(EventsStored, group)
+  eventsStored(@Payload() messages: Array<PayloadOf<typeof EventsStored>>) {
+    return this.links.onEventsStoredMany(messages);
   }
 
   @HandleEvent(SessionChanged, group)

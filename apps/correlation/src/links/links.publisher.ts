@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { EventsLinked } from '@worktrack/contracts';
-import { enqueue } from '@worktrack/platform';
+import { EventsLinked, type EventsLinkedV1 } from '@worktrack/contracts';
+import { enqueueMany } from '@worktrack/platform';
 import type { ChangedLink } from './links.repository';
 
 /** About 110 bytes a link as JSON: 2,000 links are ~220 KB a message. */
@@ -9,8 +9,7 @@ export const LINKS_PER_MESSAGE = 2_000;
 
 /**
  * Links that changed, on `correlation.links`, written to the outbox in the
- * transaction that changed them, keyed by member id (the relay is woken by
- * the commit's NOTIFY).
+ * transaction that changed them, keyed by member id.
  */
 @Injectable()
 export class LinksPublisher {
@@ -21,18 +20,19 @@ export class LinksPublisher {
    * for every member (issue 14).
    */
   async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<void> {
+    if (changed.length === 0) return;
+    const messages: Array<{ payload: EventsLinkedV1; opts: { key: string } }> = [];
     for (let i = 0; i < changed.length; i += LINKS_PER_MESSAGE) {
-      await enqueue(
-        manager,
-        EventsLinked,
-        {
+      messages.push({
+        payload: {
           memberId,
           links: changed
             .slice(i, i + LINKS_PER_MESSAGE)
             .map((c) => ({ eventId: c.event_id, sessionId: c.session_id, version: c.link_version })),
         },
-        { key: memberId },
-      );
+        opts: { key: memberId },
+      });
     }
+    await enqueueMany(manager, EventsLinked, messages);
   }
 }

@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows, schemaOf } from '@worktrack/platform';
+import { EventsLinked } from '@worktrack/contracts';
+import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
   event_id: string;
   session_id: string | null;
   link_version: number;
+}
+
+/** A new event to link (`insertLinkedQueued`). */
+export interface NewEvent {
+  memberId: string;
+  eventId: string;
+  occurredAt: string;
 }
 
 export interface SessionRow {
@@ -23,50 +31,101 @@ export interface SessionRow {
 @Injectable()
 export class LinksRepository {
   private readonly s: string;
+  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     this.s = `"${schemaOf(dataSource)}"`;
+    this.outbox = outboxTarget(schemaOf(dataSource));
   }
 
   /** A transaction holding the member's lock. */
   forMember<T>(memberId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.forMembers([memberId], work);
+  }
+
+  /**
+   * A transaction holding the locks of several members (issue 17: a fetched
+   * batch of event messages in one transaction), taken in the order of their
+   * keys, so two such transactions never wait for each other in a cycle.
+   */
+  forMembers<T>(memberIds: string[], work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`correlation:${memberId}`]);
+      if (memberIds.length === 1) {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`correlation:${memberIds[0]}`]);
+      } else {
+        await manager.query(
+          `SELECT count(pg_advisory_xact_lock(k)) FROM (
+             SELECT DISTINCT hashtextextended('correlation:' || m, 0) AS k FROM unnest($1::text[]) AS m ORDER BY k) AS keys`,
+          [memberIds],
+        );
+      }
       return work(manager);
     });
   }
 
   /**
    * Inserts events not seen before, each already linked by D-31's rule (see
-   * `relink`), and returns the new ones that got a session: the links to
-   * publish. Issue 17: one statement instead of an insert and an update of
-   * the same rows (the member's lock is held either way, so no session
-   * change can come between).
+   * `relink`), and writes the links of the new ones that got a session to the
+   * outbox as EventsLinked messages (per member, at most `linksPerMessage`
+   * links each, keyed by the member id as given): one statement (issue 17)
+   * instead of an insert, an update of the same rows and an outbox write, for
+   * the events of several members at once (their locks are held, so no
+   * session change can come between). The messages hold UUIDs and versions
+   * read from the rows, valid by construction; each commit wakes the relay
+   * (NOTIFY). Returns how many messages were queued.
    */
-  async insertLinked(
+  async insertLinkedQueued(
     manager: EntityManager,
-    memberId: string,
-    events: Array<{ eventId: string; occurredAt: string }>,
-  ): Promise<ChangedLink[]> {
-    return queryRows<ChangedLink>(
+    events: NewEvent[],
+    outbox: { linksPerMessage: number; requestId: string | null },
+  ): Promise<number> {
+    const rows = await queryRows<{ messages: number }>(
       manager,
       `WITH target AS (
-         SELECT t.id, t.at,
+         SELECT t.id, t.member, t.at,
                 (SELECT s.session_id FROM ${this.s}."sessions" s
-                  WHERE s.member_id = $1::uuid AND s.started_at <= t.at
+                  WHERE s.member_id = t.member::uuid AND s.started_at <= t.at
                     AND (s.closed_at IS NULL OR t.at < s.closed_at)
                   ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
-           FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+           FROM unnest($1::text[], $2::uuid[], $3::timestamptz[]) AS t(member, id, at)
        ),
        inserted AS (
          INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at, session_id, link_version)
-         SELECT id, $1::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
+         SELECT id, member::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
          ON CONFLICT DO NOTHING
          RETURNING event_id, session_id, link_version
-       )
-       SELECT event_id, session_id, link_version FROM inserted WHERE session_id IS NOT NULL`,
-      [memberId, events.map((e) => e.eventId), events.map((e) => e.occurredAt)],
+       ),
+       linked AS (
+         SELECT t.member, i.event_id, i.session_id, i.link_version,
+                (row_number() OVER (PARTITION BY t.member ORDER BY i.event_id) - 1) / $4 AS chunk
+           FROM inserted i JOIN target t ON t.id = i.event_id
+          WHERE i.session_id IS NOT NULL
+       ),
+       queued AS (
+         INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
+         SELECT $5, l.member, $6, $7, gen_random_uuid(), $8,
+                jsonb_build_object('memberId', l.member, 'links',
+                  jsonb_agg(jsonb_build_object('eventId', l.event_id, 'sessionId', l.session_id, 'version', l.link_version)))
+           FROM linked l
+          GROUP BY l.member, l.chunk
+          ORDER BY l.member, l.chunk
+         RETURNING id
+       ),
+       notified AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_row)
+       SELECT (SELECT count(*) FROM queued)::int AS messages, (SELECT count(*) FROM notified)::int AS notified`,
+      [
+        events.map((e) => e.memberId),
+        events.map((e) => e.eventId),
+        events.map((e) => e.occurredAt),
+        outbox.linksPerMessage,
+        EventsLinked.topic,
+        EventsLinked.type,
+        EventsLinked.version,
+        outbox.requestId,
+        this.outbox.channel,
+      ],
     );
+    return rows[0]?.messages ?? 0;
   }
 
   async session(manager: EntityManager, sessionId: string): Promise<SessionRow | undefined> {

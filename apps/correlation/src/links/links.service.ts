@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EventsStoredV1, SessionChangedV1 } from '@worktrack/contracts';
-import { LinksPublisher } from './links.publisher';
-import { LinksRepository } from './links.repository';
+import { currentRequestId } from '@worktrack/platform';
+import { LINKS_PER_MESSAGE, LinksPublisher } from './links.publisher';
+import { LinksRepository, type NewEvent } from './links.repository';
 
 /**
  * D-31: links every stored event to the member's session running when it
@@ -18,9 +19,27 @@ export class LinksService {
   ) {}
 
   async onEventsStored(message: EventsStoredV1): Promise<void> {
-    // A repeated event is a no-op: only new events are inserted (already linked), and only their links published.
-    await this.links.forMember(message.memberId, async (manager) =>
-      this.publisher.changed(manager, message.memberId, await this.links.insertLinked(manager, message.memberId, message.events)),
+    return this.onEventsStoredMany([message]);
+  }
+
+  /**
+   * Several EventsStored messages (of one partition, in order) in one
+   * transaction holding their members' locks (issue 17): one statement
+   * inserts all their events and queues the links of every member. A
+   * repeated event is a no-op: only new events are inserted (already linked),
+   * and only their links published.
+   */
+  async onEventsStoredMany(messages: EventsStoredV1[]): Promise<void> {
+    const events = new Map<string, NewEvent>();
+    for (const m of messages) {
+      for (const e of m.events) if (!events.has(e.eventId)) events.set(e.eventId, { memberId: m.memberId, ...e });
+    }
+    const members = [...new Set(messages.map((m) => m.memberId))];
+    await this.links.forMembers(members, (manager) =>
+      this.links.insertLinkedQueued(manager, [...events.values()], {
+        linksPerMessage: LINKS_PER_MESSAGE,
+        requestId: currentRequestId() ?? null,
+      }),
     );
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 
 /**
@@ -8,6 +8,7 @@ import { v7 as uuidv7 } from 'uuid';
  * stored twice even without an external_id.
  */
 export function eventId(receivedAtMs: number, messageId: string, index: number): string {
-  const random = createHash('sha256').update(`${messageId}:${index}`).digest().subarray(0, 16);
+  // crypto.hash: the same SHA-256 as createHash().update().digest() without a Hash object per event (issue 17).
+  const random = hash('sha256', `${messageId}:${index}`, 'buffer').subarray(0, 16);
   return uuidv7({ msecs: receivedAtMs, random: Uint8Array.from(random) });
 }

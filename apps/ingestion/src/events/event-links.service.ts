@@ -25,8 +25,25 @@ export class EventLinksService {
     });
   }
 
-  async apply({ memberId, links }: EventsLinkedV1): Promise<void> {
-    const applied = await this.events.applyLinks(memberId, links);
+  async apply(message: EventsLinkedV1): Promise<void> {
+    return this.applyMany([message]);
+  }
+
+  /**
+   * Several EventsLinked messages (of one partition, in order) in one
+   * statement (issue 17): per event, only the newest version given counts, as
+   * if they had been applied one after the other.
+   */
+  async applyMany(messages: EventsLinkedV1[]): Promise<void> {
+    const newest = new Map<string, { memberId: string; eventId: string; sessionId: string | null; version: number }>();
+    for (const { memberId, links } of messages) {
+      for (const l of links) {
+        const held = newest.get(l.eventId);
+        if (!held || held.version < l.version)
+          newest.set(l.eventId, { memberId, eventId: l.eventId, sessionId: l.sessionId ?? null, version: l.version });
+      }
+    }
+    const applied = await this.events.applyLinks([...newest.values()]);
     const now = Date.now();
     for (const row of applied) if (row.link_version === 1) this.delay.observe((now - row.received_at.getTime()) / 1000);
   }

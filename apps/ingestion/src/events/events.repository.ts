@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows, schemaOf } from '@worktrack/platform';
+import { DataSource } from 'typeorm';
+import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
 import { ActivityEventEntity } from './entities/activity-event.entity';
 
 export interface NewEventRow {
@@ -36,60 +36,83 @@ interface TimelineRow {
   session_id: string | null;
 }
 
-/** Activity events of the ingestion schema: one statement per batch, keyset reads. */
+/** Activity events of the ingestion schema: one statement per batch (its outbox message included), keyset reads. */
 @Injectable()
 export class EventsRepository {
   private readonly table: string;
+  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     this.table = `"${schemaOf(dataSource)}"."activity_events"`;
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+    this.outbox = outboxTarget(schemaOf(dataSource));
   }
 
   /**
-   * Inserts a member's batch in one statement; rows whose id or D-15 key
-   * exists already are skipped. Returns the ids actually inserted. A
-   * concurrent transaction holding the same key makes this one wait for it,
-   * so the first write wins.
+   * Inserts a member's batch and, when any row is new, the EventsStored
+   * message of the new rows into the outbox, in one statement (issue 17: one
+   * round trip and one commit instead of BEGIN, INSERT, outbox, COMMIT; a
+   * statement is atomic on its own, so the message exists if and only if the
+   * rows it names were stored). Rows whose id or D-15 key exists already are
+   * skipped; a concurrent transaction holding the same key makes this one
+   * wait for it, so the first write wins. The message lists the new rows in
+   * the batch's order, as `{ memberId, workspaceId, events: [{ eventId,
+   * occurredAt }] }` with `occurredAt` as given; its commit wakes the relay
+   * (NOTIFY). Returns the ids actually inserted.
    */
-  async insertBatch(
-    manager: EntityManager,
-    memberId: string,
-    workspaceId: string,
-    receivedAt: string,
-    rows: NewEventRow[],
+  async insertBatchQueued(
+    batch: { memberId: string; workspaceId: string; receivedAt: string; rows: NewEventRow[] },
+    outbox: { topic: string; type: string; version: number; messageId: string; requestId: string | null },
   ): Promise<Set<string>> {
-    const inserted = await manager.query<Array<{ id: string }>>(
-      `INSERT INTO ${this.table} (id, workspace_id, member_id, source_type, event_type, occurred_at, received_at, payload, external_id)
-       SELECT t.id, $2::uuid, $3::uuid, t.st, t.et, t.oc, $4::timestamptz, t.pl::jsonb, t.ex
-         FROM unnest($1::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[]) AS t(id, st, et, oc, pl, ex)
-       ON CONFLICT DO NOTHING
-       RETURNING id`,
+    const { rows } = batch;
+    const inserted = await queryRows<{ id: string }>(
+      this.dataSource,
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+                  WITH ORDINALITY AS t(id, st, et, oc, pl, ex, n)
+       ),
+       inserted AS (
+         INSERT INTO ${this.table} (id, workspace_id, member_id, source_type, event_type, occurred_at, received_at, payload, external_id)
+         SELECT id, $2::uuid, $3::uuid, st, et, oc::timestamptz, $4::timestamptz, pl::jsonb, ex FROM input
+         ON CONFLICT DO NOTHING
+         RETURNING id
+       ),
+       fresh AS (SELECT i.id, i.oc, i.n FROM input i JOIN inserted USING (id)),
+       queued AS (
+         INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
+         SELECT $10, $15, $11, $12, $13::uuid, $14,
+                jsonb_build_object('memberId', $15::text, 'workspaceId', $16::text,
+                                   'events', jsonb_agg(jsonb_build_object('eventId', f.id, 'occurredAt', f.oc) ORDER BY f.n))
+           FROM fresh f
+         HAVING count(*) > 0
+         RETURNING id
+       )
+       SELECT f.id, (SELECT pg_notify($17, '') FROM queued) AS notified FROM fresh f`,
       [
         rows.map((r) => r.id),
-        workspaceId,
-        memberId,
-        receivedAt,
+        batch.workspaceId,
+        batch.memberId,
+        batch.receivedAt,
         rows.map((r) => r.sourceType),
         rows.map((r) => r.eventType),
         rows.map((r) => r.occurredAt),
         rows.map((r) => r.payload),
         rows.map((r) => r.externalId),
+        outbox.topic,
+        outbox.type,
+        outbox.version,
+        outbox.messageId,
+        outbox.requestId,
+        batch.memberId,
+        batch.workspaceId,
+        this.outbox.channel,
       ],
     );
     return new Set(inserted.map((r) => r.id));
   }
 
   /** The stored ids of a member's D-15 keys. */
-  async idsByKeys(
-    manager: EntityManager,
-    memberId: string,
-    keys: Array<{ sourceType: string; externalId: string }>,
-  ): Promise<Map<string, string>> {
-    const rows = await manager.query<Array<{ id: string; source_type: string; external_id: string }>>(
+  async idsByKeys(memberId: string, keys: Array<{ sourceType: string; externalId: string }>): Promise<Map<string, string>> {
+    const rows = await this.dataSource.query<Array<{ id: string; source_type: string; external_id: string }>>(
       `SELECT e.id, e.source_type, e.external_id
          FROM ${this.table} e
          JOIN unnest($2::text[], $3::text[]) AS k(st, ex) ON e.source_type = k.st AND e.external_id = k.ex
@@ -99,18 +122,21 @@ export class EventsRepository {
     return new Map(rows.map((r) => [dedupKey(r.source_type, r.external_id), r.id]));
   }
 
-  /** Applies correlation's links that are newer than the ones held; returns what changed. */
+  /**
+   * Applies correlation's links that are newer than the ones held; returns
+   * what changed. One statement for the links of several members (issue 17);
+   * at most one link per event (the caller keeps the newest).
+   */
   async applyLinks(
-    memberId: string,
-    links: Array<{ eventId: string; sessionId: string | null; version: number }>,
+    links: Array<{ memberId: string; eventId: string; sessionId: string | null; version: number }>,
   ): Promise<Array<{ received_at: Date; link_version: number }>> {
     return queryRows(
       this.dataSource,
       `UPDATE ${this.table} e SET session_id = t.sid, link_version = t.v
-         FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
-        WHERE e.id = t.id AND e.member_id = $1::uuid AND e.link_version < t.v
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(mid, id, sid, v)
+        WHERE e.id = t.id AND e.member_id = t.mid AND e.link_version < t.v
        RETURNING e.received_at, e.link_version`,
-      [memberId, links.map((l) => l.eventId), links.map((l) => l.sessionId), links.map((l) => l.version)],
+      [links.map((l) => l.memberId), links.map((l) => l.eventId), links.map((l) => l.sessionId), links.map((l) => l.version)],
     );
   }
 

@@ -58,28 +58,27 @@ export class EventsService {
       });
     });
 
-    await this.events.transaction(async (manager) => {
-      const inserted = await this.events.insertBatch(manager, actor.memberId, actor.workspaceId, receivedAt, rows);
-      // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
-      // or was stored by an earlier delivery of this same command (same id: nothing to do).
-      const lost = rows.filter((r) => !inserted.has(r.id) && r.externalId !== null);
-      if (lost.length > 0) {
-        const existing = await this.events.idsByKeys(
-          manager,
-          actor.memberId,
-          lost.map((r) => ({ sourceType: r.sourceType, externalId: r.externalId as string })),
-        );
-        for (const r of lost) {
-          const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
-          // Its writer rolled back between our conflict and this read: the client retries with the same key (D-2).
-          if (!id) throw new DomainError(ErrorCode.UNAVAILABLE, TRANSIENT_MESSAGE);
-          if (id !== r.id) duplicates++;
-          ids[r.index] = id;
-        }
+    const inserted = await this.events.insertBatchQueued(
+      { memberId: actor.memberId, workspaceId: actor.workspaceId, receivedAt, rows },
+      this.publisher.stored(actor, rows),
+    );
+    // A row not inserted either lost its D-15 key to an earlier write (it takes that event's id),
+    // or was stored by an earlier delivery of this same command (same id: nothing to do). The
+    // earlier write has committed (the insert waited for it), so it is read after ours.
+    const lost = rows.filter((r) => !inserted.has(r.id) && r.externalId !== null);
+    if (lost.length > 0) {
+      const existing = await this.events.idsByKeys(
+        actor.memberId,
+        lost.map((r) => ({ sourceType: r.sourceType, externalId: r.externalId as string })),
+      );
+      for (const r of lost) {
+        const id = existing.get(dedupKey(r.sourceType, r.externalId as string));
+        // Deleted since: the client retries with the same key (D-2); nothing of the batch is lost.
+        if (!id) throw new DomainError(ErrorCode.UNAVAILABLE, TRANSIENT_MESSAGE);
+        if (id !== r.id) duplicates++;
+        ids[r.index] = id;
       }
-      const fresh = rows.filter((r) => inserted.has(r.id));
-      if (fresh.length > 0) await this.publisher.stored(manager, actor, fresh);
-    });
+    }
     failpoint('ingestion.after-commit'); // fault tests: die between the commit and the publish
     // Duplicates propagate their first event's final id (which may be an earlier request's).
     events.forEach((e, i) => {

@@ -4,6 +4,7 @@ import {
   Partitioners,
   type Admin,
   type Consumer,
+  type EachBatchHandler,
   type EachMessageHandler,
   type LogEntry,
   type Message,
@@ -95,7 +96,14 @@ export interface StartConsumerOptions {
    * sat between one fetch and the next.
    */
   commitIntervalMs?: number;
-  eachMessage: EachMessageHandler;
+  /** One call per message; exactly one of `eachMessage` and `eachBatch`. */
+  eachMessage?: EachMessageHandler;
+  /**
+   * One call per fetched batch of one partition (issue 17): the handler
+   * resolves the offsets it handled (`resolveOffset`), and they are committed
+   * once the call returns (or throws); not with `commitIntervalMs`.
+   */
+  eachBatch?: EachBatchHandler;
 }
 
 /** A consumer that joined its group and runs. */
@@ -253,6 +261,9 @@ export class KafkaClient {
 
   /** Creates, subscribes and runs a consumer; resolves once it joined its group and holds its partitions. */
   async startConsumer(options: StartConsumerOptions): Promise<RunningConsumer> {
+    const { eachMessage, eachBatch } = options;
+    if (!eachMessage === !eachBatch) throw new Error('startConsumer needs exactly one of eachMessage and eachBatch');
+    if (eachBatch && options.commitIntervalMs) throw new Error('commitIntervalMs applies to eachMessage only');
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // Issue 21: how long a killed member holds its partitions before the group moves
@@ -272,7 +283,9 @@ export class KafkaClient {
     await consumer.run({
       partitionsConsumedConcurrently: options.concurrency,
       autoCommit: !commits,
-      eachMessage: commits ? commits.wrap(options.eachMessage) : options.eachMessage,
+      ...(eachBatch
+        ? { eachBatch, eachBatchAutoResolve: false }
+        : { eachMessage: commits && eachMessage ? commits.wrap(eachMessage) : eachMessage }),
     });
     await joined;
     // A group of this replica alone (ADR 0002): look after its family's leftovers.

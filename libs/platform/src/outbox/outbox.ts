@@ -26,44 +26,75 @@ export interface EnqueueOptions {
  * contract here, so an invalid message fails the transaction, not the relay.
  * Pass `messageId` to know the `wt-message-id` consumers will dedupe by.
  */
-export async function enqueue<T extends object>(
+export function enqueue<T extends object>(
   manager: EntityManager,
   contract: MessageContract<T>,
   payload: T,
   opts: EnqueueOptions,
 ): Promise<void> {
+  return enqueueMany(manager, contract, [{ payload, opts }]);
+}
+
+/**
+ * `enqueue` for several messages of one contract in one statement (issue 17):
+ * rows in the order given, so one key's messages keep it.
+ */
+export async function enqueueMany<T extends object>(
+  manager: EntityManager,
+  contract: MessageContract<T>,
+  messages: Array<{ payload: T; opts: EnqueueOptions }>,
+): Promise<void> {
   if (!manager.queryRunner?.isTransactionActive) {
     throw new Error('enqueue needs the EntityManager of an open transaction (dataSource.transaction(manager => ...))');
   }
-  const { plain, text } = toWire(payload);
-  parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
-  // A row its topic cannot take would block the relay (rows go in order) for every key: refuse it here,
-  // in the writer's transaction, where the caller learns of it (producers chunk what can grow).
-  const topic: TopicDefinition = Topics[contract.topic];
-  const limit = topic.maxMessageBytes ?? BROKER_DEFAULT_MAX_MESSAGE_BYTES;
-  const bytes = Buffer.byteLength(text) + 1_024;
-  if (bytes > limit) throw new Error(`${contract.type} message of ${bytes} bytes exceeds ${topic.name}'s ${limit}-byte limit`);
-  // Issue 17 (ADR 0012): one plain statement, the payload as the JSON text just validated
+  if (messages.length === 0) return;
+  const texts = messages.map(({ payload }) => checkedOutboxPayload(contract, payload));
+  // Issue 17 (ADR 0012): one plain statement, the payloads as the JSON text just validated
   // (TypeORM's insert built a query and serialised the payload again), and the relay woken
   // through LISTEN/NOTIFY: Postgres delivers the notification when (and only if) this
   // transaction commits, to the replica relaying, whichever process wrote the row.
   const schema = schemaOf(manager.connection);
   await manager.query(
-    `WITH row AS (
+    `WITH rows AS (
        INSERT INTO ${outboxTable(schema)} (topic, key, type, version, message_id, request_id, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING id)
-     SELECT pg_notify($8, '') FROM row`,
+       SELECT $1, m.key, $2, $3, m.message_id, m.request_id, m.payload::jsonb
+         FROM unnest($4::text[], $5::uuid[], $6::text[], $7::text[]) WITH ORDINALITY AS m(key, message_id, request_id, payload, n)
+        ORDER BY m.n
+       RETURNING id)
+     SELECT pg_notify($8, '') FROM (SELECT 1 FROM rows LIMIT 1) AS any_row`,
     [
       contract.topic,
-      opts.key,
       contract.type,
       contract.version,
-      opts.messageId ?? randomUUID(),
-      opts.requestId ?? currentRequestId() ?? null,
-      text,
+      messages.map(({ opts }) => opts.key),
+      messages.map(({ opts }) => opts.messageId ?? randomUUID()),
+      messages.map(({ opts }) => opts.requestId ?? currentRequestId() ?? null),
+      texts,
       outboxChannel(schema),
     ],
   );
+}
+
+/**
+ * The checks `enqueue` makes before it writes, for a writer that builds its
+ * outbox row inside a statement of its own: the payload against its contract,
+ * and its size against what its topic accepts (a row its topic cannot take
+ * would block the relay, rows going in order, for every key; producers chunk
+ * what can grow). Returns the payload as JSON text.
+ */
+export function checkedOutboxPayload<T extends object>(contract: MessageContract<T>, payload: T): string {
+  const { plain, text } = toWire(payload);
+  parsePayload(contract.payload, plain, `${contract.type}.v${contract.version}`);
+  const topic: TopicDefinition = Topics[contract.topic];
+  const limit = topic.maxMessageBytes ?? BROKER_DEFAULT_MAX_MESSAGE_BYTES;
+  const bytes = Buffer.byteLength(text) + 1_024;
+  if (bytes > limit) throw new Error(`${contract.type} message of ${bytes} bytes exceeds ${topic.name}'s ${limit}-byte limit`);
+  return text;
+}
+
+/** Where a schema's outbox rows go and which channel wakes its relay (for `checkedOutboxPayload`'s writers). */
+export function outboxTarget(schema: string): { table: string; channel: string } {
+  return { table: outboxTable(schema), channel: outboxChannel(schema) };
 }
 
 const outboxTable = (schema: string): string => `"${schema.replace(/"/g, '""')}".outbox`;

@@ -14,6 +14,8 @@ export interface CommandClientModuleOptions<C extends AppConfig> {
   timeoutMs: (config: C) => number;
   /** The reply topic this app reads (its own group per replica, ADR 0002). */
   replies: NonNullable<CommandClientOptions['replies']>;
+  /** See `CommandClientOptions.validateCommands` (default true). */
+  validateCommands?: boolean;
 }
 
 /**
@@ -33,7 +35,11 @@ export class CommandClientModule {
           provide: CommandClient,
           inject: [KafkaClient, LOGGER, Metrics, options.config, ReadinessService],
           useFactory: (kafka: KafkaClient, logger: AppLogger, metrics: Metrics, config: C, readiness: ReadinessService) => {
-            const client = new CommandClient(kafka, logger, metrics, { timeoutMs: options.timeoutMs(config), replies: options.replies });
+            const client = new CommandClient(kafka, logger, metrics, {
+              timeoutMs: options.timeoutMs(config),
+              replies: options.replies,
+              validateCommands: options.validateCommands,
+            });
             readiness.register('replies', () =>
               client.isReady ? Promise.resolve() : Promise.reject(new Error('reply consumer not ready')),
             );

@@ -25,6 +25,16 @@ export interface CommandClientOptions {
   sessionTimeoutMs?: number;
   /** The topic replies come back on: the gateway's by default; a service that sends commands has its own. */
   replies?: 'gatewayReplies' | 'connectorsReplies';
+  /**
+   * Check each command against its contract before sending (default): a
+   * command outside it is refused here with a ContractViolation that names
+   * the field, which a requester building commands from outside data (the
+   * connectors' mapped events) reports as the reason. The service checks it
+   * again on receipt either way, so a requester whose commands are built from
+   * requests it validated already (the gateway) turns this off (issue 17): a
+   * command outside the contract is then answered INTERNAL by the service.
+   */
+  validateCommands?: boolean;
 }
 
 export interface SendOptions {
@@ -116,12 +126,23 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
     await this.client.stopPrivateConsumer(consumer, this.replyGroup);
   }
 
-  /** Sends a command and resolves with its validated result, or rejects with a DomainError. */
+  /**
+   * Sends a command and resolves with its result, validated against the
+   * contract here (the service does not check it before answering), or
+   * rejects with a DomainError. The command is checked here unless
+   * `validateCommands` is off, and by the service that receives it.
+   */
   async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
     const name = `${contract.type}.v${contract.version}`;
     if (!this.accepting) throw new DomainError(ErrorCode.UNAVAILABLE, 'The gateway is not ready to send commands.');
-    const wire = toWire(payload);
-    parsePayload(contract.payload, wire.plain, name);
+    let text: string;
+    if (this.options.validateCommands === false) {
+      text = JSON.stringify(payload); // issue 17: the service validates it on receipt
+    } else {
+      const wire = toWire(payload);
+      parsePayload(contract.payload, wire.plain, name);
+      text = wire.text;
+    }
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const correlationId = randomUUID();
     const requestId = opts.requestId ?? currentRequestId();
@@ -135,7 +156,7 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
       .send(this.client.topic(Topics[contract.topic]), [
         {
           key: opts.key,
-          value: wire.text,
+          value: text,
           headers: {
             [Header.type]: contract.type,
             [Header.version]: String(contract.version),

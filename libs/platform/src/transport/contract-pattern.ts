@@ -2,7 +2,7 @@ import { applyDecorators, UseFilters, UseInterceptors, UsePipes } from '@nestjs/
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
 import type { CommandContract, MessageContract } from '@worktrack/contracts';
 import { ContractValidationPipe } from './contract-validation.pipe';
-import { ContractResultInterceptor, MessageContextInterceptor } from './message.interceptors';
+import { MessageContextInterceptor } from './message.interceptors';
 import { RpcDomainErrorFilter } from './rpc-domain-error.filter';
 
 /** The pattern a contract's handler is registered under: `<type>@v<version>` (e.g. `sessions.session.start@v1`). */
@@ -23,15 +23,24 @@ export interface EventGroupOptions {
   sessionTimeoutMs?: number;
 }
 
+/** How `@HandleEvents` hands a partition's messages over. */
+export interface EventBatchOptions extends EventGroupOptions {
+  /** At most this many messages in one call (default 100). */
+  maxBatch?: number;
+}
+
 /** What the decorators put in a handler's `extras` for KafkaContractTransport. */
 export type HandlerExtras =
-  { kind: 'command'; contract: CommandContract } | { kind: 'event'; contract: MessageContract; options: EventGroupOptions };
+  | { kind: 'command'; contract: CommandContract }
+  | { kind: 'event'; contract: MessageContract; options: EventGroupOptions; maxBatch?: number };
 
 /**
  * Marks a method as the handler of a request/reply command (ADR 0002): the
- * payload is validated against the contract before the method runs, the result
- * against the contract's result class after it, domain errors travel back as
- * D-2 codes and anything else as INTERNAL with the request id.
+ * payload is validated against the contract before the method runs, domain
+ * errors travel back as D-2 codes and anything else as INTERNAL with the
+ * request id. The result is sent as the method returned it and validated
+ * against the contract's result class by the requester (CommandClient), which
+ * answers INTERNAL for a result outside it (issue 17: once, not at both ends).
  *
  *   @HandleCommand(StartSession) start(@Payload() command: StartSessionV1, @Ctx() ctx: ContractContext)
  */
@@ -40,7 +49,7 @@ export function HandleCommand<T extends object, R extends object>(contract: Comm
   return applyDecorators(
     MessagePattern(patternOf(contract), extras),
     UsePipes(new ContractValidationPipe(contract)),
-    UseInterceptors(MessageContextInterceptor, new ContractResultInterceptor(contract)),
+    UseInterceptors(MessageContextInterceptor),
     UseFilters(RpcDomainErrorFilter),
   );
 }
@@ -58,6 +67,29 @@ export function HandleEvent<T extends object>(contract: MessageContract<T>, opti
   return applyDecorators(
     EventPattern(patternOf(contract), extras),
     UsePipes(new ContractValidationPipe(contract)),
+    UseInterceptors(MessageContextInterceptor),
+    UseFilters(RpcDomainErrorFilter),
+  );
+}
+
+/**
+ * Like `@HandleEvent`, for a handler that applies several messages at once
+ * (issue 17): the method gets the payloads of consecutive messages of one
+ * partition with this contract, in offset order (so one key's messages stay
+ * in order), each validated, and they count as handled together once it
+ * resolves. If it throws, the messages are handled again one at a time (as
+ * one-element arrays), each with `@HandleEvent`'s retries and dead-letter
+ * topic: a poison message never takes its neighbours with it. The handler
+ * must be idempotent for the whole set (they may all come again).
+ *
+ *   @HandleEvents(EventsStored, { group: 'correlation.events' }) stored(@Payload() messages: EventsStoredV1[])
+ */
+export function HandleEvents<T extends object>(contract: MessageContract<T>, options: EventBatchOptions): MethodDecorator {
+  const { maxBatch = 100, ...group } = options;
+  const extras: HandlerExtras = { kind: 'event', contract: contract as unknown as MessageContract, options: group, maxBatch };
+  return applyDecorators(
+    EventPattern(patternOf(contract), extras),
+    UsePipes(new ContractValidationPipe(contract, { many: true })),
     UseInterceptors(MessageContextInterceptor),
     UseFilters(RpcDomainErrorFilter),
   );

@@ -1,6 +1,6 @@
 import type { CustomTransportStrategy, MessageHandler } from '@nestjs/microservices';
 import { RpcException, Server } from '@nestjs/microservices';
-import type { EachMessagePayload, KafkaMessage, Message } from 'kafkajs';
+import type { EachBatchPayload, EachMessagePayload, KafkaMessage, Message } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import {
   ContractViolation,
@@ -41,6 +41,8 @@ interface EventGroup {
   types: Set<string>;
   /** `<physical topic>|<pattern>` → the handler of this group. */
   handlers: Map<string, MessageHandler>;
+  /** `<physical topic>|<pattern>` → how many messages a `@HandleEvents` handler takes at once. */
+  batches: Map<string, number>;
   consumer?: RunningConsumer;
   lagTimer?: NodeJS.Timeout;
 }
@@ -66,9 +68,11 @@ interface ReplyTo {
  * → an error reply) and retried until the requester's deadline. One message
  * never stops the service: whatever fails becomes an error reply.
  *
- * Events: one consumer group per `group` of the handlers, committed per
- * batch once handled (at least once); a message that cannot be parsed, has
- * an unknown version of a handled type, or keeps failing goes to
+ * Events: one consumer group per `group` of the handlers, read a fetched
+ * batch of one partition at a time and committed per batch once handled (at
+ * least once); consecutive messages for a `@HandleEvents` handler go to it in
+ * one call (issue 17). A message that cannot be parsed, has an unknown
+ * version of a handled type, or keeps failing goes to
  * `platform.dead-letters` with its error. Types a group does not handle are
  * skipped.
  */
@@ -155,7 +159,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         fromBeginning: group.options.fromBeginning ?? true,
         concurrency: group.options.concurrency ?? 4,
         sessionTimeoutMs: group.options.sessionTimeoutMs ?? this.options.sessionTimeoutMs,
-        eachMessage: (payload) => this.onEvent(group, payload),
+        eachBatch: (payload) => this.onEventBatch(group, payload),
       });
       if (group.options.reportLag) {
         group.lagTimer = setInterval(() => void this.reportLag(group.options.group, topics).catch(() => undefined), 5_000);
@@ -168,7 +172,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     const name = extras.options.group;
     let group = this.groups.get(name);
     if (!group) {
-      group = { options: extras.options, topics: new Set(), types: new Set(), handlers: new Map() };
+      group = { options: extras.options, topics: new Set(), types: new Set(), handlers: new Map(), batches: new Map() };
       this.groups.set(name, group);
     } else {
       group.options = { ...group.options, ...extras.options };
@@ -178,6 +182,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     group.topics.add(topic);
     group.types.add(`${topic}|${extras.contract.type}`);
     group.handlers.set(`${topic}|${pattern}`, handler);
+    if (extras.maxBatch) group.batches.set(`${topic}|${pattern}`, Math.max(1, extras.maxBatch));
   }
 
   /** Committed offsets against high watermarks, per topic (`worktrack_kafka_consumer_lag`). */
@@ -303,10 +308,66 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     }
   }
 
-  private async onEvent(group: EventGroup, payload: EachMessagePayload): Promise<void> {
-    const { topic, partition, message } = payload;
-    const meta = messageMeta(topic, partition, message);
-    const handler = group.handlers.get(`${topic}|${patternOf(meta)}`);
+  /**
+   * One fetched batch of one partition, in offset order (issue 17). Consecutive
+   * messages for a `@HandleEvents` handler go to it together (up to its
+   * `maxBatch`); every other message is handled alone as before. An offset is
+   * resolved once its message was handled (or dead-lettered) and kafkajs
+   * commits what was resolved when the batch returns, so a crash or a
+   * rebalance redelivers from the first message not handled (at least once).
+   */
+  private async onEventBatch(group: EventGroup, payload: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = payload.batch;
+    const heartbeat = (): Promise<void> => payload.heartbeat();
+    const metas = messages.map((message) => messageMeta(topic, partition, message));
+    for (let i = 0; i < messages.length;) {
+      if (!payload.isRunning() || payload.isStale()) return;
+      const key = `${topic}|${patternOf(metas[i])}`;
+      const max = group.batches.get(key) ?? 1;
+      let end = i + 1;
+      while (end < messages.length && end - i < max && `${topic}|${patternOf(metas[end])}` === key) end++;
+      if (end - i > 1) {
+        await this.onEventRun(group, key, metas.slice(i, end), messages.slice(i, end), heartbeat);
+      } else {
+        await this.onEvent(group, metas[i], messages[i], heartbeat);
+      }
+      payload.resolveOffset(messages[end - 1].offset);
+      await heartbeat();
+      i = end;
+    }
+  }
+
+  /** Several messages for one `@HandleEvents` handler: one call, else one at a time (retries, dead letters). */
+  private async onEventRun(
+    group: EventGroup,
+    key: string,
+    metas: MessageMeta[],
+    messages: KafkaMessage[],
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    const handler = group.handlers.get(key) as MessageHandler;
+    const first = metas[0];
+    try {
+      const values = messages.map((m) => decodeJson(m.value));
+      await this.invoke(handler, values, new ContractContext([first, 'event', metas]));
+      this.metrics.kafkaMessages.inc({ topic: first.topic, type: first.type, outcome: 'handled' }, messages.length);
+      return;
+    } catch (err) {
+      this.log.warn(
+        { err, topic: first.topic, partition: first.partition, offset: first.offset, messages: messages.length },
+        'batch handler failed; handling its messages one at a time',
+      );
+    }
+    for (let i = 0; i < messages.length; i++) {
+      await this.onEvent(group, metas[i], messages[i], heartbeat);
+      await heartbeat();
+    }
+  }
+
+  private async onEvent(group: EventGroup, meta: MessageMeta, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
+    const { topic, partition } = meta;
+    const key = `${topic}|${patternOf(meta)}`;
+    const handler = group.handlers.get(key);
     if (!handler) {
       if (group.types.has(`${topic}|${meta.type}`)) {
         await this.deadLetter(group, meta, message, new Error(`unsupported version ${meta.version} of ${meta.type}`));
@@ -315,10 +376,13 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       }
       return;
     }
+    // A @HandleEvents handler takes its payloads as an array, here of one.
+    const many = group.batches.has(key);
     const maxAttempts = group.options.maxAttempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.invoke(handler, decodeJson(message.value), new ContractContext([meta, 'event']));
+        const value = decodeJson(message.value);
+        await this.invoke(handler, many ? [value] : value, new ContractContext([meta, 'event']));
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'handled' });
         return;
       } catch (err) {
@@ -329,7 +393,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'retried' });
         this.log.warn({ err, attempt, topic, partition, offset: meta.offset }, 'handler failed; retrying');
         await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
-        await payload.heartbeat();
+        await heartbeat();
       }
     }
   }

@@ -1,6 +1,5 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { finalize, map, type Observable } from 'rxjs';
-import { parsePayload, toWire, type CommandContract } from '@worktrack/contracts';
+import { finalize, type Observable } from 'rxjs';
 import { withLogContext } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { ContractContext } from './contract.context';
@@ -20,28 +19,5 @@ export class MessageContextInterceptor implements NestInterceptor {
     const stopTimer = this.metrics.kafkaHandleDuration.startTimer({ topic: meta.topic, type: meta.type });
     // next.handle() binds the handler to the async context it is called in.
     return withLogContext({ requestId: meta.requestId, messageId: meta.messageId }, () => next.handle()).pipe(finalize(() => stopTimer()));
-  }
-}
-
-/**
- * The server side of the contract test: a command's result is sent as plain
- * JSON only if the contract's result class accepts it; otherwise the handler
- * fails (INTERNAL) rather than answer outside its contract.
- */
-export class ContractResultInterceptor implements NestInterceptor {
-  private readonly name: string;
-
-  constructor(private readonly contract: Pick<CommandContract, 'type' | 'version' | 'result'>) {
-    this.name = `${contract.type}.v${contract.version}.result`;
-  }
-
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      map((result: unknown) => {
-        const { plain } = toWire(result as object);
-        parsePayload(this.contract.result, plain, this.name);
-        return plain;
-      }),
-    );
   }
 }
