@@ -14,6 +14,7 @@ import type { AppConfig } from '../config/base.config';
 import { DomainError } from '../errors/domain-error';
 import type { AppLogger } from '../logging/logger';
 import { PrivateGroupJanitor } from './group-janitor';
+import { patchKafkajsRequestQueue } from './kafkajs-request-queue';
 import { PeriodicCommits } from './periodic-commits';
 
 /** The broker's default `message.max.bytes` (a topic without its own `max.message.bytes`). */
@@ -53,6 +54,9 @@ export class MessageTooLargeError extends DomainError {
     this.name = 'MessageTooLargeError';
   }
 }
+
+// Issue 17: kafkajs' request queues otherwise wake the event loop every millisecond (see the module).
+patchKafkajsRequestQueue();
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
