@@ -179,33 +179,49 @@ export function boundPort(app: NestFastifyApplication): number {
  * Issue 14: when the app cannot recover by itself (a consumer crashed for
  * good) it drains the same way and exits 1, so that the supervisor
  * (`npm start`) or the orchestrator starts it again.
+ *
+ * Issue 17: a process hosting several services (WORKTRACK_SERVICES) passes
+ * all their apps: a signal drains them together (none ready from the first
+ * moment, each closed as above, in parallel), and a crash in any one drains
+ * them all and exits 1 — the process restarts as one. `loggers` are flushed
+ * before the exit (the hosted services' own).
  */
-export function drainOnSignals(app: INestApplicationContext, config: AppConfig, logger: AppLogger): void {
+export function drainOnSignals(
+  apps: INestApplicationContext | INestApplicationContext[],
+  config: AppConfig,
+  logger: AppLogger,
+  loggers: AppLogger[] = [],
+): void {
+  const all = Array.isArray(apps) ? apps : [apps];
   let draining = false;
+  const flush = (): void => {
+    for (const l of new Set([...loggers, logger])) l.flush();
+  };
   const drain = (reason: { signal: NodeJS.Signals } | { fatal: string }, exitCode: number): void => {
     if (draining) return;
     draining = true;
     if ('fatal' in reason) logger.error({ reason: reason.fatal }, 'cannot recover by itself; draining and exiting');
     else logger.info(reason, 'draining');
-    app.get(ReadinessService).setAccepting(false);
+    for (const app of all) app.get(ReadinessService).setAccepting(false);
     const force = setTimeout(() => {
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
+      flush();
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    app
-      .close()
+    Promise.all(all.map((app) => app.close()))
       .then(() => {
         logger.info({ exitCode }, 'stopped');
-        logger.flush();
+        flush();
         process.exit(exitCode);
       })
       .catch((err: unknown) => {
         logger.error({ err }, 'error while draining');
+        flush();
         process.exit(1);
       });
   };
   process.once('SIGTERM', () => drain({ signal: 'SIGTERM' }, 0));
   process.once('SIGINT', () => drain({ signal: 'SIGINT' }, 0));
-  app.get(KafkaClient).onFatal((fatal) => drain({ fatal }, 1));
+  for (const app of all) app.get(KafkaClient).onFatal((fatal) => drain({ fatal }, 1));
 }

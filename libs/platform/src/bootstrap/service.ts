@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../config/base.config';
 import type { ServiceDataSourceOptions } from '../database/data-source.factory';
 import { KafkaClient } from '../kafka/kafka.client';
 import { createLogger, type AppLogger } from '../logging/logger';
-import { Metrics } from '../metrics/metrics';
+import { Metrics, type MetricsOptions } from '../metrics/metrics';
 import { KafkaContractTransport } from '../transport/kafka-contract.transport';
 import { createHttpApp } from './bootstrap';
 
@@ -38,8 +38,9 @@ export async function startService<C extends ServiceConfig>(
   appModule: ServiceAppModule<C>,
   config: C,
   logger: AppLogger = createLogger(name, config.LOG_LEVEL, config.INSTANCE_ID),
+  metricsOptions: MetricsOptions = {},
 ): Promise<NestFastifyApplication> {
-  const metrics = new Metrics(name);
+  const metrics = new Metrics(name, metricsOptions);
   return createHttpApp(appModule.register({ config, logger, metrics }), {
     config,
     logger,
