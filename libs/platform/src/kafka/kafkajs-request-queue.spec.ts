@@ -1,12 +1,22 @@
-import { CHECK_PENDING_REQUESTS_INTERVAL_MS, patchKafkajsRequestQueue } from './kafkajs-request-queue';
+import {
+  CHECK_PENDING_REQUESTS_INTERVAL_MS,
+  patchKafkajsRequestQueue,
+  REQUEST_TIMEOUT_CHECK_MS,
+  watchedRequestQueues,
+} from './kafkajs-request-queue';
 
 interface Entry {
   correlationId: number;
   apiName: string;
   resolve: () => void;
-  reject: () => void;
+  reject: (err: Error) => void;
 }
-const entry = (correlationId: number): Entry => ({ correlationId, apiName: 'Fetch', resolve: () => undefined, reject: () => undefined });
+const entry = (correlationId: number, reject: (err: Error) => void = () => undefined): Entry => ({
+  correlationId,
+  apiName: 'Fetch',
+  resolve: () => undefined,
+  reject,
+});
 
 interface Queue {
   pending: unknown[];
@@ -18,20 +28,22 @@ interface Queue {
   push(request: { entry: Entry; expectResponse: boolean; sendRequest: () => void }): void;
   fulfillRequest(response: { correlationId: number; payload: Buffer; size: number }): void;
   destroy(): void;
+  scheduleRequestTimeoutCheck(): void;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- kafkajs' internal module, the one the patch replaces a method of
 const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options: object) => Queue;
 const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-function queue(maxInFlightRequests?: number): Queue {
+function queue(maxInFlightRequests?: number, enforceRequestTimeout = false, isConnected = () => true): Queue {
   return new RequestQueue({
     maxInFlightRequests,
-    requestTimeout: 10_000,
-    enforceRequestTimeout: false,
+    requestTimeout: 1_000,
+    enforceRequestTimeout,
     clientId: 't',
     broker: 'b',
     logger,
+    isConnected,
   });
 }
 
@@ -76,6 +88,36 @@ describe('kafkajs request queue scheduling (issue 17)', () => {
     jest.advanceTimersByTime(2);
     expect(sent).toEqual([1]);
     q.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('checks the requests in flight of every queue for timeouts on one shared timer, as each queue did on its own', () => {
+    const [a, b] = [queue(undefined, true), queue(undefined, true)];
+    a.scheduleRequestTimeoutCheck();
+    b.scheduleRequestTimeoutCheck();
+    expect(watchedRequestQueues()).toBe(2);
+    expect(jest.getTimerCount()).toBe(1);
+    const failed: string[] = [];
+    a.push({ entry: entry(1, (err) => failed.push(err.name)), expectResponse: true, sendRequest: () => undefined });
+    jest.advanceTimersByTime(1_000 - REQUEST_TIMEOUT_CHECK_MS);
+    expect(failed).toEqual([]);
+    jest.advanceTimersByTime(2 * REQUEST_TIMEOUT_CHECK_MS);
+    expect(failed).toEqual(['KafkaJSRequestTimeoutError']);
+    a.destroy();
+    expect(jest.getTimerCount()).toBe(1);
+    b.destroy();
+    expect(watchedRequestQueues()).toBe(0);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('drops a queue whose connection is gone, as kafkajs did', () => {
+    let connected = true;
+    const q = queue(undefined, true, () => connected);
+    q.scheduleRequestTimeoutCheck();
+    expect(watchedRequestQueues()).toBe(1);
+    connected = false;
+    jest.advanceTimersByTime(REQUEST_TIMEOUT_CHECK_MS);
+    expect(watchedRequestQueues()).toBe(0);
     expect(jest.getTimerCount()).toBe(0);
   });
 });

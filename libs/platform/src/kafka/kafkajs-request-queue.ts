@@ -1,5 +1,6 @@
 /**
- * Issue 17 (ADR 0012, third session): kafkajs 2.2.4's request queue spins.
+ * Issue 17 (ADR 0012, third session): kafkajs 2.2.4's request queue spins,
+ * and keeps a timer per connection (below).
  *
  * `RequestQueue.scheduleCheckPendingRequests` runs after every response and
  * schedules the next check even when nothing is pending: with no throttling
@@ -19,10 +20,16 @@
  */
 interface RequestQueueInternals {
   pending: unknown[];
+  inflight: Map<number, { sentAt: number; requestTimeout: number; timeoutRequest(): void }>;
   throttledUntil: number;
   throttleCheckTimeoutId: NodeJS.Timeout | null;
+  enforceRequestTimeout: boolean;
+  requestTimeout: number;
+  isConnected(): boolean;
   checkPendingRequests(): void;
   scheduleCheckPendingRequests(): void;
+  scheduleRequestTimeoutCheck(): void;
+  destroy(): void;
 }
 
 /** kafkajs' delay between checks of a full (not throttled) queue. */
@@ -41,16 +48,64 @@ export function scheduleCheckPendingRequests(this: RequestQueueInternals): void 
   );
 }
 
+/**
+ * The second timer of every connection: kafkajs checks its requests in flight
+ * for timeouts with a `setInterval` of min(requestTimeout, 100 ms) per
+ * request queue — ten wake-ups a second for each of the process's broker
+ * connections (three or four per consumer, producer and admin client). One
+ * timer for all the process's queues does the same checks at the same pace.
+ */
+export const REQUEST_TIMEOUT_CHECK_MS = 100;
+const timedQueues = new Set<RequestQueueInternals>();
+let timeoutTimer: NodeJS.Timeout | undefined;
+
+/** One pass of kafkajs' own per-queue check, over every queue that enforces request timeouts. */
+export function checkRequestTimeouts(now = Date.now()): void {
+  for (const queue of timedQueues) {
+    queue.inflight.forEach((request) => {
+      if (now - request.sentAt > request.requestTimeout) request.timeoutRequest();
+    });
+    if (!queue.isConnected()) queue.destroy();
+  }
+}
+
+function scheduleRequestTimeoutCheck(this: RequestQueueInternals): void {
+  if (!this.enforceRequestTimeout) return;
+  this.destroy();
+  timedQueues.add(this);
+  // kafkajs' pace was min(requestTimeout, 100 ms) per queue; every client here has a requestTimeout of seconds.
+  timeoutTimer ??= setInterval(() => checkRequestTimeouts(), REQUEST_TIMEOUT_CHECK_MS);
+}
+
+function destroy(this: RequestQueueInternals): void {
+  timedQueues.delete(this);
+  if (timedQueues.size === 0 && timeoutTimer) {
+    clearInterval(timeoutTimer);
+    timeoutTimer = undefined;
+  }
+  clearTimeout(this.throttleCheckTimeoutId ?? undefined);
+  this.throttleCheckTimeoutId = null;
+}
+
+/** How many request queues the shared timeout timer watches (for the unit test). */
+export function watchedRequestQueues(): number {
+  return timedQueues.size;
+}
+
 let installed = false;
 
-/** Installs the scheduler on kafkajs' RequestQueue (once per process; kafkajs must be 2.x with that method). */
+/** Installs the scheduler and the shared timeout timer on kafkajs' RequestQueue (once per process; kafkajs must be 2.x with that method). */
 export function patchKafkajsRequestQueue(): void {
   if (installed) return;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- kafkajs' internal module has no types or exports map
   const RequestQueue = require('kafkajs/src/network/requestQueue') as { prototype: Partial<RequestQueueInternals> };
-  if (typeof RequestQueue.prototype.scheduleCheckPendingRequests !== 'function') {
-    throw new Error('kafkajs RequestQueue.scheduleCheckPendingRequests not found: review libs/platform/src/kafka/kafkajs-request-queue.ts');
+  for (const method of ['scheduleCheckPendingRequests', 'scheduleRequestTimeoutCheck', 'destroy'] as const) {
+    if (typeof RequestQueue.prototype[method] !== 'function') {
+      throw new Error(`kafkajs RequestQueue.${method} not found: review libs/platform/src/kafka/kafkajs-request-queue.ts`);
+    }
   }
   RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
+  RequestQueue.prototype.scheduleRequestTimeoutCheck = scheduleRequestTimeoutCheck;
+  RequestQueue.prototype.destroy = destroy;
   installed = true;
 }

@@ -79,8 +79,10 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /**
    * How often the relaying replica reads the outbox with no notification: a
-   * safety net only, since every `enqueue` notifies at commit (default 5 s,
-   * never less than `pollIntervalMs`).
+   * safety net only, since every `enqueue` notifies at commit and a broken
+   * LISTEN connection fails the next query, which re-takes the lock, LISTENs
+   * again and reads (default 30 s — issue 17: five relays each reading every
+   * 5 s were most of an idle stack's queries — never less than `pollIntervalMs`).
    */
   safetyPollMs?: number;
   /**
@@ -96,6 +98,8 @@ export interface OutboxRelayOptions {
 type BatchOutcome = 'idle' | 'full' | 'failed';
 
 const MAX_BACKOFF_MS = 30_000;
+/** The relaying replica's read with no notification (OutboxRelayOptions.safetyPollMs). */
+export const OUTBOX_SAFETY_POLL_MS = 30_000;
 
 /**
  * Publishes the outbox of one schema to Kafka, oldest row first, and deletes
@@ -146,7 +150,7 @@ export class OutboxRelay {
     opts: OutboxRelayOptions = {},
   ) {
     this.pollIntervalMs = opts.pollIntervalMs ?? 200;
-    this.safetyPollMs = Math.max(opts.safetyPollMs ?? 5_000, this.pollIntervalMs);
+    this.safetyPollMs = Math.max(opts.safetyPollMs ?? OUTBOX_SAFETY_POLL_MS, this.pollIntervalMs);
     this.notifyCoalesceMs = opts.notifyCoalesceMs ?? 50;
     this.batchSize = opts.batchSize ?? 500;
     const schema = schemaOf(dataSource);
