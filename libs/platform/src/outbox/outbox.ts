@@ -80,8 +80,8 @@ export interface OutboxRelayOptions {
   /**
    * How often the relaying replica reads the outbox with no notification: a
    * safety net only, since every `enqueue` notifies at commit and a broken
-   * LISTEN connection fails the next query, which re-takes the lock, LISTENs
-   * again and reads (default 30 s — issue 17: five relays each reading every
+   * LISTEN connection wakes the relay, whose failed query drops the lock; it
+   * then takes it again, LISTENs and reads (default 30 s — issue 17: five relays each reading every
    * 5 s were most of an idle stack's queries — never less than `pollIntervalMs`).
    */
   safetyPollMs?: number;
@@ -136,6 +136,13 @@ export class OutboxRelay {
       this.wakeUp();
     }, this.notifyCoalesceMs);
   };
+  /**
+   * The lock connection failed or closed (Postgres restarted, the backend was
+   * terminated): Postgres freed the lock with it. Read now, so that the failed
+   * query drops the lock and the relay takes it again (or another replica
+   * does) without waiting for the safety read.
+   */
+  private readonly onConnectionLost = (): void => this.wakeUp();
   private loop?: Promise<void>;
   private stopping = false;
   private notified = false;
@@ -262,6 +269,8 @@ export class OutboxRelay {
     if (!client || typeof client.on !== 'function') return;
     await lock.query(`LISTEN "${this.channel}"`);
     client.on('notification', this.onNotification);
+    client.on('error', this.onConnectionLost);
+    client.on('end', this.onConnectionLost);
     this.listening = client;
   }
 
@@ -276,6 +285,8 @@ export class OutboxRelay {
     if (!lock) return;
     if (listening) {
       listening.removeListener('notification', this.onNotification);
+      listening.removeListener('error', this.onConnectionLost);
+      listening.removeListener('end', this.onConnectionLost);
       clearTimeout(this.coalescing);
       this.coalescing = undefined;
       await lock.query('UNLISTEN *').catch(() => undefined); // the connection goes back to the pool
@@ -325,8 +336,8 @@ export class OutboxRelay {
 
 /** What the relay needs of pg's Client: its notification events. */
 interface NotifyingClient {
-  on(event: 'notification', listener: () => void): unknown;
-  removeListener(event: 'notification', listener: () => void): unknown;
+  on(event: 'notification' | 'error' | 'end', listener: () => void): unknown;
+  removeListener(event: 'notification' | 'error' | 'end', listener: () => void): unknown;
 }
 
 /** The message as MessagePublisher would send it: same value and headers (see `contractHeaders`). */
