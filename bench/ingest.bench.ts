@@ -189,7 +189,10 @@ async function main(): Promise<void> {
       });
       if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
     }
-    const ingestionUrl = started.find((p) => p.app === 'ingestion')?.url ?? `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
+    const ingestionUrl =
+      started.find((p) => p.app === 'ingestion')?.url ??
+      started.map((p) => (p as { urls?: Record<string, string> }).urls?.ingestion).find((u) => u !== undefined) ??
+      `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
     const ingestionMetrics = (): Promise<string> => fetch(`${ingestionUrl}/metrics`).then((r) => r.text());
     const metricsBefore = await ingestionMetrics();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
