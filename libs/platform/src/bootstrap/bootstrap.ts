@@ -55,6 +55,12 @@ export interface HttpAppOptions {
   dependencies?: Record<string, DependencyCheck>;
   /** Start-up attempts once the dependencies answered, before giving up (exit 1). */
   startAttempts?: number;
+  /**
+   * Nest's own log lines (start-up, route mapping, its exception handler).
+   * Nest keeps one logger per process, the last app's: a process hosting
+   * several services gives them all one process-wide logger. Default: `logger`.
+   */
+  nestLogger?: AppLogger;
   /** The app's message transport (`connectMicroservice({ strategy })`), started after init and before the app listens. */
   microservice?: (app: NestFastifyApplication) => CustomTransportStrategy;
 }
@@ -155,7 +161,7 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
-    logger: new NestPinoLogger(logger),
+    logger: new NestPinoLogger(options.nestLogger ?? logger),
     abortOnError: false,
     // JSON only: Fastify's own JSON parser stays; Nest's form parser is not added.
     bodyParser: false,

@@ -98,8 +98,13 @@ export async function startServices(
     const config = loadConfig(entry.config, entries.length > 1 ? hostedEnv(env, entry.name) : env);
     return { entry, config, logger: createLogger(entry.name, config.LOG_LEVEL, config.INSTANCE_ID) };
   });
+  // Nest logs through one logger per process (the last app's): named for the process, not for one service.
+  const first = prepared[0].config;
+  const nestLogger = entries.length > 1 ? createLogger('services', first.LOG_LEVEL, first.INSTANCE_ID) : undefined;
   const results = await Promise.allSettled(
-    prepared.map(({ entry, config, logger }, i) => startService(entry.name, entry.appModule, config, logger, { processMetrics: i === 0 })),
+    prepared.map(({ entry, config, logger }, i) =>
+      startService(entry.name, entry.appModule, config, logger, { processMetrics: i === 0, nestLogger }),
+    ),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

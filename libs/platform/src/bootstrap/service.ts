@@ -38,13 +38,14 @@ export async function startService<C extends ServiceConfig>(
   appModule: ServiceAppModule<C>,
   config: C,
   logger: AppLogger = createLogger(name, config.LOG_LEVEL, config.INSTANCE_ID),
-  metricsOptions: MetricsOptions = {},
+  options: MetricsOptions & { nestLogger?: AppLogger } = {},
 ): Promise<NestFastifyApplication> {
-  const metrics = new Metrics(name, metricsOptions);
+  const metrics = new Metrics(name, options);
   return createHttpApp(appModule.register({ config, logger, metrics }), {
     config,
     logger,
     metrics,
+    nestLogger: options.nestLogger,
     microservice: (app) =>
       new KafkaContractTransport(app.get(KafkaClient), logger, metrics, { commandTopic: ServiceCommandTopic[name], commandGroup: name }),
   });
