@@ -13,7 +13,10 @@
  * - postgres: the postmaster and all its children (every backend, the WAL
  *   writer, the checkpointer…), with the share of the backends connected to
  *   the bench's database shown beside it;
- * - kafka: the broker JVM(s) (java … kafka);
+ * - kafka: the broker JVM(s) (java … kafka) serving the stack's KAFKA_BROKERS
+ *   (default 127.0.0.1:9092): a broker whose server.properties (its last
+ *   argument) listens on another port — another checkout's fault or chaos
+ *   cluster — is shown on its own line and not counted;
  * - redis: redis-server.
  *
  * Linux only (USER_HZ = 100, as on every mainstream kernel). The same grouping
@@ -40,6 +43,8 @@ export interface CpuWindow {
   databaseBackendsMs?: number;
   /** CPU milliseconds of other checkouts' app processes (not in byGroup, not counted). */
   othersMs: number;
+  /** CPU milliseconds of brokers that do not serve KAFKA_BROKERS (not in byGroup, not counted). */
+  otherBrokersMs: number;
   totalMs: number;
 }
 
@@ -54,6 +59,21 @@ function readProc(pid: string): { cmd: string; comm: string; ppid: number; ticks
     return { cmd, comm, ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined; // exited while we looked
+  }
+}
+
+/** The ports of the brokers the stack uses (KAFKA_BROKERS, as the apps read it). */
+const brokerPorts = new Set((process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim().split(':').pop()));
+
+/** Whether a broker JVM listens on one of the stack's broker ports (its server.properties' listeners); unknown counts. */
+function servesStack(cmd: string): boolean {
+  const properties = cmd.split(' ').pop() ?? '';
+  if (!properties.endsWith('.properties')) return true;
+  try {
+    const listeners = /^listeners=(.*)$/m.exec(readFileSync(properties, 'utf8'))?.[1] ?? '';
+    return [...listeners.matchAll(/PLAINTEXT:\/\/[^:,]*:(\d+)/g)].some((m) => brokerPorts.has(m[1]));
+  } catch {
+    return true;
   }
 }
 
@@ -87,7 +107,7 @@ export class CpuSampler {
       if (this.appPids.size === 0 && cwdOf(pid) === this.root) return app[1];
       return 'other-checkouts';
     }
-    if (/^(\S*\/)?java\b/.test(p.cmd) && /kafka/i.test(p.cmd)) return 'kafka';
+    if (/^(\S*\/)?java\b/.test(p.cmd) && /kafka/i.test(p.cmd)) return servesStack(p.cmd) ? 'kafka' : 'other-brokers';
     if (p.comm === 'postgres' || /^postgres(:|\s|$)/.test(p.cmd) || /\/postgres\b/.test(p.cmd.split(' ')[0])) return 'postgres';
     if (/^(\S*\/)?redis-server\b/.test(p.cmd)) return 'redis';
     return undefined;
@@ -132,15 +152,24 @@ export class CpuSampler {
         await this.refreshDatabasePids();
         const byGroup: Record<string, number> = {};
         let othersMs = 0;
+        let otherBrokersMs = 0;
         let databaseBackendsMs = 0;
         for (const [pid, p] of after) {
           const ms = ((p.ticks - (before.get(pid)?.ticks ?? 0)) * 1000) / USER_HZ;
           if (p.group === 'other-checkouts') othersMs += ms;
+          else if (p.group === 'other-brokers') otherBrokersMs += ms;
           else byGroup[p.group] = (byGroup[p.group] ?? 0) + ms;
           if (p.group === 'postgres' && this.databasePids.has(Number(pid))) databaseBackendsMs += ms;
         }
         const totalMs = Object.values(byGroup).reduce((a, b) => a + b, 0);
-        return { seconds, byGroup, othersMs, totalMs, databaseBackendsMs: this.databaseUrl ? databaseBackendsMs : undefined };
+        return {
+          seconds,
+          byGroup,
+          othersMs,
+          otherBrokersMs,
+          totalMs,
+          databaseBackendsMs: this.databaseUrl ? databaseBackendsMs : undefined,
+        };
       },
     };
   }
@@ -160,5 +189,6 @@ export function formatCpu(w: CpuWindow, units: number, unit: string): string[] {
   }
   lines.push(`  cpu ${'TOTAL'.padEnd(12)} ${pct(w.totalMs)}  ${per(w.totalMs)}`);
   if (w.othersMs > 0) lines.push(`  (not counted: other checkouts' app processes on the machine, ${pct(w.othersMs)})`);
+  if (w.otherBrokersMs > 0) lines.push(`  (not counted: brokers on other ports, e.g. fault or chaos clusters, ${pct(w.otherBrokersMs)})`);
   return lines;
 }

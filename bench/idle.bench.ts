@@ -12,11 +12,14 @@
  * stack used (bench/cpu-sampler.ts), and the total. Target (issue 17): the
  * whole stack ≤ 3 % of one core. The postgres, broker and redis lines include
  * whatever else on the machine uses them; run it on a quiet machine.
+ *
+ * The six services run in one process (WORKTRACK_SERVICES) beside the gateway,
+ * as `npm start` runs them; `--process-per-app` starts one process per app.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const arg = (name: string, fallback: number): number => {
@@ -27,6 +30,7 @@ const SECONDS = arg('seconds', 30);
 const SETTLE = arg('settle', 10);
 const base = new URL(process.env.BENCH_URL ?? 'http://127.0.0.1:3000');
 const APPS = ['identity', 'ingestion', 'sessions', 'correlation', 'connectors', 'plate'] as const;
+const PROCESS_PER_APP = process.argv.includes('--process-per-app');
 
 async function ensureStack(): Promise<AppProcess[]> {
   const up = await fetch(new URL('/readyz', base)).then(
@@ -34,12 +38,15 @@ async function ensureStack(): Promise<AppProcess[]> {
     () => false,
   );
   if (up) return [];
-  console.log(`no stack at ${base.origin}: creating topics, starting the seven apps from dist/`);
+  console.log(
+    `no stack at ${base.origin}: creating topics, starting the seven apps from dist/ (${PROCESS_PER_APP ? 'one process per app' : 'the six services in one process'})`,
+  );
   const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    for (const app of APPS) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
+    if (PROCESS_PER_APP) for (const app of APPS) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
+    else started.push(await startHostedServices(APPS, { LOG_LEVEL: 'warn' }));
     started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: base.port || '3000' }));
     return started;
   } catch (err) {

@@ -21,7 +21,8 @@
  * 100-event batch over the measured window (bench/cpu-sampler.ts: the apps,
  * every postgres process, the broker, redis), and the total. When the bench
  * starts the stack itself, the apps listen on free ports (BENCH_URL's port for
- * the gateway), so a stack on the default ports is left alone.
+ * the gateway), so a stack on the default ports is left alone; the services
+ * run in one process as `npm start` runs them (`--process-per-app`: one each).
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, hostname } from 'node:os';
@@ -31,7 +32,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
-import { memberWithToken, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const arg = (name: string, fallback: number): number => {
@@ -112,11 +113,11 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    for (const app of INGEST_ONLY
-      ? (['identity', 'ingestion'] as const)
-      : (['identity', 'ingestion', 'sessions', 'correlation'] as const)) {
-      started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
-    }
+    const services = INGEST_ONLY ? (['identity', 'ingestion'] as const) : (['identity', 'ingestion', 'sessions', 'correlation'] as const);
+    // As `npm start` runs them (issue 17): the services in one process; --process-per-app for one process each.
+    if (process.argv.includes('--process-per-app'))
+      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
+    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }));
     started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
     return started;
   } catch (err) {
@@ -188,7 +189,10 @@ async function main(): Promise<void> {
       });
       if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
     }
-    const ingestionUrl = started.find((p) => p.app === 'ingestion')?.url ?? `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
+    const ingestionUrl =
+      started.find((p) => p.app === 'ingestion')?.url ??
+      started.map((p) => (p as { urls?: Record<string, string> }).urls?.ingestion).find((u) => u !== undefined) ??
+      `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
     const ingestionMetrics = (): Promise<string> => fetch(`${ingestionUrl}/metrics`).then((r) => r.text());
     const metricsBefore = await ingestionMetrics();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());

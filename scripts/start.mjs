@@ -5,12 +5,17 @@
 // exits is restarted with a backoff and a line saying why, the others keep
 // serving; a broker started here that dies is started again. Ctrl-C drains
 // every app (SIGTERM) and stops the broker it started.
+//
+// Issue 17 (ADR 0012): the six services run in one Node process
+// (WORKTRACK_SERVICES, each on its own port) beside the gateway's: two Node
+// processes instead of seven on this machine. `npm start -- --process-per-app`
+// starts one process per app as in production (k8s: one service per pod).
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { APPS, DEFAULT_PORTS, mainOf } from './apps.mjs';
+import { APPS, DEFAULT_PORTS, mainOf, SERVICES } from './apps.mjs';
 import { ensureDeps } from './ensure-deps.mjs';
 import { Supervisor } from './supervisor.mjs';
 
@@ -36,13 +41,26 @@ step('migrations', process.execPath, ['scripts/migrate.mjs', '--no-build']);
 mkdirSync(logDir, { recursive: true });
 let stopping = false;
 const supervisor = new Supervisor({ log: (line) => console.error(line) });
-const ports = new Map();
-const colors = [36, 32, 33, 35, 34, 31, 37];
-for (const [i, app] of APPS.entries()) {
-  const port = app === 'gateway' ? (process.env.PORT ?? DEFAULT_PORTS.gateway) : DEFAULT_PORTS[app];
-  ports.set(app, port);
-  const file = createWriteStream(join(logDir, `${app}.log`), { flags: 'a' });
-  const tag = `\x1b[${colors[i % colors.length]}m${app.padEnd(11)}\x1b[0m`;
+const ports = new Map(APPS.map((app) => [app, app === 'gateway' ? (process.env.PORT ?? DEFAULT_PORTS.gateway) : DEFAULT_PORTS[app]]));
+const colors = new Map(APPS.map((app, i) => [app, [36, 32, 33, 35, 34, 31, 37][i % 7]]));
+const tagOf = (app) => `\x1b[${colors.get(app) ?? 37}m${app.padEnd(11)}\x1b[0m`;
+const processPerApp = process.argv.includes('--process-per-app');
+// What each supervised process runs: the gateway, and the six services in one process (or each in its own).
+const processes = processPerApp
+  ? APPS.map((app) => ({ name: app, main: app, env: { HTTP_PORT: String(ports.get(app)) } }))
+  : [
+      { name: 'gateway', main: 'gateway', env: { HTTP_PORT: String(ports.get('gateway')) } },
+      {
+        name: 'services',
+        main: SERVICES[0],
+        env: {
+          WORKTRACK_SERVICES: SERVICES.join(','),
+          ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_HTTP_PORT`, String(ports.get(s))])),
+        },
+      },
+    ];
+for (const proc of processes) {
+  const file = createWriteStream(join(logDir, `${proc.name}.log`), { flags: 'a' });
   const print = (chunk) => {
     file.write(chunk);
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -51,17 +69,18 @@ for (const [i, app] of APPS.entries()) {
         const entry = JSON.parse(line);
         if (entry.msg === 'request' && entry.status < 500) continue; // access log: in the file only
         const extra = entry.requestId ? ` (${entry.requestId})` : '';
-        console.log(`${tag} ${entry.level.padEnd(5)} ${entry.msg}${extra}`);
+        // A process hosting several services: each line names its service (the JSON's "app").
+        console.log(`${tagOf(typeof entry.app === 'string' ? entry.app : proc.name)} ${entry.level.padEnd(5)} ${entry.msg}${extra}`);
       } catch {
-        console.log(`${tag} ${line}`);
+        console.log(`${tagOf(proc.name)} ${line}`);
       }
     }
   };
-  supervisor.add(app, {
+  supervisor.add(proc.name, {
     command: process.execPath,
-    args: ['--enable-source-maps', mainOf(root, app)],
+    args: ['--enable-source-maps', mainOf(root, proc.main)],
     cwd: root,
-    env: { ...env, HTTP_PORT: String(port) },
+    env: { ...env, ...proc.env },
     onOutput: print,
   });
 }
@@ -119,7 +138,8 @@ for (const [app, port] of ports) {
     if (ok) break;
     if (stopping) await new Promise(() => {});
     if (Date.now() > deadline) {
-      console.error(`[start] ${app} not ready after 90 s (still trying); see .infra/logs/${app}.log`);
+      const log = processPerApp || app === 'gateway' ? app : 'services';
+      console.error(`[start] ${app} not ready after 90 s (still trying); see .infra/logs/${log}.log`);
       break;
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -142,7 +162,7 @@ console.log(`
     API base URL   ${base}/v1
     System status  ${base}/status      (every service answers over Kafka from its own Postgres)
     Probes         ${base}/healthz  ${base}/readyz  ${base}/metrics
-    Logs           .infra/logs/<app>.log
+    Logs           .infra/logs/${processPerApp ? '<app>' : '{gateway,services}'}.log
 
   Demo member ${memberId} (workspace ${workspaceId}), a full API token:
     export WT_TOKEN=${token}

@@ -1,15 +1,15 @@
-import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { ConnectorsAppModule } from './app.module';
 import { ConnectorsConfig } from './connectors.config';
 import { connectorsDatabase } from './database/data-source';
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
-runMain('connectors', async () => {
-  const config = loadConfig(ConnectorsConfig);
-  const logger = createLogger('connectors', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, connectorsDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('connectors', ConnectorsAppModule, config, logger), config, logger);
-});
+/** What a process hosting connectors runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<ConnectorsConfig> = {
+  name: 'connectors',
+  appModule: ConnectorsAppModule,
+  config: ConnectorsConfig,
+  database: connectorsDatabase,
+};
+
+/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+if (require.main === module) runServiceMain(service);

@@ -1,15 +1,15 @@
-import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { CorrelationAppModule } from './app.module';
 import { CorrelationConfig } from './correlation.config';
 import { correlationDatabase } from './database/data-source';
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
-runMain('correlation', async () => {
-  const config = loadConfig(CorrelationConfig);
-  const logger = createLogger('correlation', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, correlationDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('correlation', CorrelationAppModule, config, logger), config, logger);
-});
+/** What a process hosting correlation runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<CorrelationConfig> = {
+  name: 'correlation',
+  appModule: CorrelationAppModule,
+  config: CorrelationConfig,
+  database: correlationDatabase,
+};
+
+/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+if (require.main === module) runServiceMain(service);

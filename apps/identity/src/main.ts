@@ -1,13 +1,4 @@
-import {
-  createLogger,
-  drainOnSignals,
-  loadConfig,
-  runMain,
-  runMigrations,
-  startService,
-  CommandUsageError,
-  type ServiceConfig,
-} from '@worktrack/platform';
+import { runServiceMain, CommandUsageError, type ServiceConfig, type ServiceEntry } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
 import { republishMembersCommand } from './admin/republish-members.command';
 import { IdentityAppModule } from './app.module';
@@ -20,18 +11,24 @@ const admin: Record<string, (args: string[], config: ServiceConfig) => Promise<v
   'republish-members': republishMembersCommand,
 };
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations; `node main.js admin …` runs an operator command. */
-runMain('identity', async () => {
-  const config = loadConfig(IdentityConfig);
-  const logger = createLogger('identity', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'admin') {
-    const command = admin[process.argv[3] ?? ''];
+/** What a process hosting identity runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<IdentityConfig> = {
+  name: 'identity',
+  appModule: IdentityAppModule,
+  config: IdentityConfig,
+  database: identityDatabase,
+};
+
+/**
+ * `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its
+ * migrations; `node main.js admin …` runs an operator command.
+ */
+if (require.main === module) {
+  runServiceMain(service, async (argv, config) => {
+    if (argv[0] !== 'admin') return false;
+    const command = admin[argv[1] ?? ''];
     if (!command) throw new CommandUsageError(`identity admin commands: ${Object.keys(admin).join(', ')}`);
-    return command(process.argv.slice(4), config);
-  }
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, identityDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('identity', IdentityAppModule, config, logger), config, logger);
-});
+    await command(argv.slice(2), config);
+    return true;
+  });
+}

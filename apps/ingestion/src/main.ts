@@ -1,15 +1,15 @@
-import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { IngestionAppModule } from './app.module';
 import { IngestionConfig } from './ingestion.config';
 import { ingestionDatabase } from './database/data-source';
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
-runMain('ingestion', async () => {
-  const config = loadConfig(IngestionConfig);
-  const logger = createLogger('ingestion', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, ingestionDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('ingestion', IngestionAppModule, config, logger), config, logger);
-});
+/** What a process hosting ingestion runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<IngestionConfig> = {
+  name: 'ingestion',
+  appModule: IngestionAppModule,
+  config: IngestionConfig,
+  database: ingestionDatabase,
+};
+
+/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+if (require.main === module) runServiceMain(service);

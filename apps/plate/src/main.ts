@@ -1,15 +1,15 @@
-import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { PlateAppModule } from './app.module';
 import { PlateConfig } from './plate.config';
 import { plateDatabase } from './database/data-source';
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
-runMain('plate', async () => {
-  const config = loadConfig(PlateConfig);
-  const logger = createLogger('plate', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, plateDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('plate', PlateAppModule, config, logger), config, logger);
-});
+/** What a process hosting plate runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<PlateConfig> = {
+  name: 'plate',
+  appModule: PlateAppModule,
+  config: PlateConfig,
+  database: plateDatabase,
+};
+
+/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+if (require.main === module) runServiceMain(service);

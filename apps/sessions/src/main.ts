@@ -1,15 +1,15 @@
-import { createLogger, drainOnSignals, loadConfig, runMain, runMigrations, startService } from '@worktrack/platform';
+import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { SessionsAppModule } from './app.module';
-import { sessionsDatabase } from './database/data-source';
 import { SessionsConfig } from './sessions.config';
+import { sessionsDatabase } from './database/data-source';
 
-/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
-runMain('sessions', async () => {
-  const config = loadConfig(SessionsConfig);
-  const logger = createLogger('sessions', config.LOG_LEVEL, config.INSTANCE_ID);
-  if (process.argv[2] === 'migrate') {
-    await runMigrations(config, sessionsDatabase, logger);
-    return logger.flush();
-  }
-  drainOnSignals(await startService('sessions', SessionsAppModule, config, logger), config, logger);
-});
+/** What a process hosting sessions runs (WORKTRACK_SERVICES loads it from here). */
+export const service: ServiceEntry<SessionsConfig> = {
+  name: 'sessions',
+  appModule: SessionsAppModule,
+  config: SessionsConfig,
+  database: sessionsDatabase,
+};
+
+/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+if (require.main === module) runServiceMain(service);

@@ -52,6 +52,12 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Runs after the app is created and before it listens (prefix, pipes, docs). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
+  /**
+   * Nest's own log lines (start-up, route mapping, its exception handler).
+   * Nest keeps one logger per process, the last app's: a process hosting
+   * several services gives them all one process-wide logger. Default: `logger`.
+   */
+  nestLogger?: AppLogger;
   /** The app's message transport (`connectMicroservice({ strategy })`), started after init and before the app listens. */
   microservice?: (app: NestFastifyApplication) => CustomTransportStrategy;
 }
@@ -148,7 +154,7 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
-    logger: new NestPinoLogger(logger),
+    logger: new NestPinoLogger(options.nestLogger ?? logger),
     abortOnError: false,
     // JSON only: Fastify's own JSON parser stays; Nest's form parser is not added.
     bodyParser: false,
@@ -172,33 +178,49 @@ export function boundPort(app: NestFastifyApplication): number {
  * Issue 14: when the app cannot recover by itself (a consumer crashed for
  * good) it drains the same way and exits 1, so that the supervisor
  * (`npm start`) or the orchestrator starts it again.
+ *
+ * Issue 17: a process hosting several services (WORKTRACK_SERVICES) passes
+ * all their apps: a signal drains them together (none ready from the first
+ * moment, each closed as above, in parallel), and a crash in any one drains
+ * them all and exits 1 — the process restarts as one. `loggers` are flushed
+ * before the exit (the hosted services' own).
  */
-export function drainOnSignals(app: INestApplicationContext, config: AppConfig, logger: AppLogger): void {
+export function drainOnSignals(
+  apps: INestApplicationContext | INestApplicationContext[],
+  config: AppConfig,
+  logger: AppLogger,
+  loggers: AppLogger[] = [],
+): void {
+  const all = Array.isArray(apps) ? apps : [apps];
   let draining = false;
+  const flush = (): void => {
+    for (const l of new Set([...loggers, logger])) l.flush();
+  };
   const drain = (reason: { signal: NodeJS.Signals } | { fatal: string }, exitCode: number): void => {
     if (draining) return;
     draining = true;
     if ('fatal' in reason) logger.error({ reason: reason.fatal }, 'cannot recover by itself; draining and exiting');
     else logger.info(reason, 'draining');
-    app.get(ReadinessService).setAccepting(false);
+    for (const app of all) app.get(ReadinessService).setAccepting(false);
     const force = setTimeout(() => {
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
+      flush();
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    app
-      .close()
+    Promise.all(all.map((app) => app.close()))
       .then(() => {
         logger.info({ exitCode }, 'stopped');
-        logger.flush();
+        flush();
         process.exit(exitCode);
       })
       .catch((err: unknown) => {
         logger.error({ err }, 'error while draining');
+        flush();
         process.exit(1);
       });
   };
   process.once('SIGTERM', () => drain({ signal: 'SIGTERM' }, 0));
   process.once('SIGINT', () => drain({ signal: 'SIGINT' }, 0));
-  app.get(KafkaClient).onFatal((fatal) => drain({ fatal }, 1));
+  for (const app of all) app.get(KafkaClient).onFatal((fatal) => drain({ fatal }, 1));
 }

@@ -4,7 +4,7 @@ import { ServiceCommandTopic, type ServiceName } from '@worktrack/contracts';
 import type { ServiceConfig } from '../config/base.config';
 import { KafkaClient } from '../kafka/kafka.client';
 import { createLogger, type AppLogger } from '../logging/logger';
-import { Metrics } from '../metrics/metrics';
+import { Metrics, type MetricsOptions } from '../metrics/metrics';
 import { KafkaContractTransport } from '../transport/kafka-contract.transport';
 import { createHttpApp } from './bootstrap';
 
@@ -31,12 +31,14 @@ export async function startService<C extends ServiceConfig>(
   appModule: ServiceAppModule<C>,
   config: C,
   logger: AppLogger = createLogger(name, config.LOG_LEVEL, config.INSTANCE_ID),
+  options: MetricsOptions & { nestLogger?: AppLogger } = {},
 ): Promise<NestFastifyApplication> {
-  const metrics = new Metrics(name);
+  const metrics = new Metrics(name, options);
   return createHttpApp(appModule.register({ config, logger, metrics }), {
     config,
     logger,
     metrics,
+    nestLogger: options.nestLogger,
     microservice: (app) =>
       new KafkaContractTransport(app.get(KafkaClient), logger, metrics, { commandTopic: ServiceCommandTopic[name], commandGroup: name }),
   });

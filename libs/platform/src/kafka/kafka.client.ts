@@ -15,6 +15,7 @@ import type { AppConfig } from '../config/base.config';
 import { DomainError } from '../errors/domain-error';
 import type { AppLogger } from '../logging/logger';
 import { PrivateGroupJanitor } from './group-janitor';
+import { patchKafkajsRequestQueue } from './kafkajs-request-queue';
 import { PeriodicCommits } from './periodic-commits';
 
 /** The broker's default `message.max.bytes` (a topic without its own `max.message.bytes`). */
@@ -55,6 +56,9 @@ export class MessageTooLargeError extends DomainError {
   }
 }
 
+// Issue 17: kafkajs' request queues otherwise wake the event loop every millisecond (see the module).
+patchKafkajsRequestQueue();
+
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
   [logLevel.WARN]: 'warn',
@@ -67,13 +71,18 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * A fetch asks for at least one byte, so the broker answers it as soon as a
  * record arrives on any of its partitions: this bounds idle spinning, not
  * latency. At 100–250 ms every consumer of every app fetched 4–10 times a
- * second with no traffic (the apps together burned about a third of a core
- * idle, the broker more). 1 s keeps an idle heartbeat every second (kafkajs
- * heartbeats after an empty fetch; the session times out after 6 s), a
- * rebalance noticed within a second and a stop that waits at most a second
- * for the fetch in flight.
+ * second with no traffic. 1 s keeps an idle heartbeat every second (kafkajs
+ * heartbeats between fetches; the session times out after 6 s), a rebalance
+ * noticed within a second and a stop that waits at most a second for the
+ * fetch in flight. 2 s (with 2 s heartbeats) was tried in the third session:
+ * it saved about a point of a core idle, but replicas joining and leaving
+ * under load stalled request/reply past its 8 s deadlines
+ * (libs/platform/test/transport.int-spec.ts), so it stays at 1 s.
  */
 export const CONSUMER_MAX_WAIT_MS = 1_000;
+
+/** How often a consumer heartbeats (never more than a third of its session timeout). */
+export const CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** A consumer's session timeout unless its options say otherwise. */
 export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
@@ -264,14 +273,17 @@ export class KafkaClient {
     const { eachMessage, eachBatch } = options;
     if (!eachMessage === !eachBatch) throw new Error('startConsumer needs exactly one of eachMessage and eachBatch');
     if (eachBatch && options.commitIntervalMs) throw new Error('commitIntervalMs applies to eachMessage only');
+    const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    const heartbeatInterval = Math.min(CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3));
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // Issue 21: how long a killed member holds its partitions before the group moves
       // them (a restarted replica waits that long to join). 6 s is the broker's
-      // default group.min.session.timeout.ms; heartbeats go every second.
-      sessionTimeout: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: options.maxWaitTimeInMs ?? CONSUMER_MAX_WAIT_MS,
+      // default group.min.session.timeout.ms; heartbeats go every second, and an
+      // empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
+      sessionTimeout,
+      heartbeatInterval,
+      maxWaitTimeInMs: Math.min(options.maxWaitTimeInMs ?? CONSUMER_MAX_WAIT_MS, heartbeatInterval),
       allowAutoTopicCreation: false,
     });
     this.watchCrashes(consumer, options.groupId);

@@ -1,8 +1,24 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * One Prometheus registry per app (several apps may share a process in tests).
- * Feature code adds its own metrics to `registry`.
+ * How often prom-client's event-loop-delay monitor samples (its default is
+ * every 10 ms, a hundred wake-ups a second per registry: issue 17). The
+ * percentiles stay meaningful; a stall shorter than this is seen less often.
+ */
+export const EVENT_LOOP_MONITORING_PRECISION_MS = 100;
+
+export interface MetricsOptions {
+  /**
+   * prom-client's process metrics (CPU, memory, GC, event loop). Default true;
+   * a process hosting several services collects them in one registry only
+   * (they describe the process, and each collector has its own timers).
+   */
+  processMetrics?: boolean;
+}
+
+/**
+ * One Prometheus registry per app (several apps may share a process in tests
+ * and under WORKTRACK_SERVICES). Feature code adds its own metrics to `registry`.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -14,9 +30,15 @@ export class Metrics {
   readonly ready: Gauge;
   readonly consumerLag: Gauge<'group' | 'topic'>;
 
-  constructor(app: string) {
+  constructor(app: string, options: MetricsOptions = {}) {
     this.registry.setDefaultLabels({ app });
-    collectDefaultMetrics({ register: this.registry, prefix: 'worktrack_' });
+    if (options.processMetrics ?? true) {
+      collectDefaultMetrics({
+        register: this.registry,
+        prefix: 'worktrack_',
+        eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS,
+      });
+    }
     this.httpRequestDuration = new Histogram({
       name: 'worktrack_http_request_duration_seconds',
       help: 'HTTP request duration by route and status.',
@@ -46,7 +68,7 @@ export class Metrics {
     });
     this.consumerLag = new Gauge({
       name: 'worktrack_kafka_consumer_lag',
-      help: 'Messages not yet committed by a consumer group, per topic (refreshed every 5 s).',
+      help: 'Messages not yet committed by a consumer group, per topic (refreshed every 30 s).',
       labelNames: ['group', 'topic'],
       registers: [this.registry],
     });

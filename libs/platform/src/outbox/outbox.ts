@@ -119,9 +119,12 @@ export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 
 /**
  * How often the relaying replica reads the outbox with no notification: a
- * safety net only, since every `enqueue` notifies at commit.
+ * safety net only, since every `enqueue` notifies at commit and a broken
+ * LISTEN connection wakes the relay, whose failed query drops the lock; it
+ * then takes it again, LISTENs and reads. 30 s (issue 17): five relays each
+ * reading every 5 s were most of an idle stack's queries.
  */
-const SAFETY_POLL_MS = 5_000;
+const SAFETY_POLL_MS = 30_000;
 /**
  * How long the relay gathers notifications before it reads: under load one
  * read, produce and delete then carries the rows of many commits instead of
@@ -171,6 +174,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       this.wakeUp();
     }, NOTIFY_COALESCE_MS);
   };
+  /**
+   * The lock connection failed or closed (Postgres restarted, the backend was
+   * terminated): Postgres freed the lock with it. Read now, so that the failed
+   * query drops the lock and the relay takes it again (or another replica
+   * does) without waiting for the safety read.
+   */
+  private readonly onConnectionLost = (): void => this.wakeUp();
   private loop?: Promise<void>;
   private stopping = false;
   private notified = false;
@@ -315,6 +325,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (!client || typeof client.on !== 'function') return;
     await lock.query(`LISTEN "${this.channel}"`);
     client.on('notification', this.onNotification);
+    client.on('error', this.onConnectionLost);
+    client.on('end', this.onConnectionLost);
     this.listening = client;
   }
 
@@ -329,6 +341,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (!lock) return;
     if (listening) {
       listening.removeListener('notification', this.onNotification);
+      listening.removeListener('error', this.onConnectionLost);
+      listening.removeListener('end', this.onConnectionLost);
       clearTimeout(this.coalescing);
       this.coalescing = undefined;
       await lock.query('UNLISTEN *').catch(() => undefined); // the connection goes back to the pool
@@ -378,8 +392,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
 /** What the relay needs of pg's Client: its notification events. */
 interface NotifyingClient {
-  on(event: 'notification', listener: () => void): unknown;
-  removeListener(event: 'notification', listener: () => void): unknown;
+  on(event: 'notification' | 'error' | 'end', listener: () => void): unknown;
+  removeListener(event: 'notification' | 'error' | 'end', listener: () => void): unknown;
 }
 
 /** The message as its contract's headers describe it (`contractHeaders`), the payload as validated at `enqueue`. */

@@ -18,7 +18,7 @@ export interface EventGroupOptions {
   concurrency?: number;
   /** Attempts for a failing handler before the message goes to the dead-letter topic. Default 5. */
   maxAttempts?: number;
-  /** Publish `worktrack_kafka_consumer_lag` for this group every 5 s. */
+  /** Publish `worktrack_kafka_consumer_lag` for this group every 30 s (LAG_REPORT_INTERVAL_MS). */
   reportLag?: boolean;
   sessionTimeoutMs?: number;
 }

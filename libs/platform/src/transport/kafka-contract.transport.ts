@@ -31,6 +31,13 @@ export interface KafkaContractTransportOptions {
 }
 
 /** Errors that no retry can fix: the event goes to the dead-letter topic at once. */
+/**
+ * How often a group with `reportLag` publishes `worktrack_kafka_consumer_lag`
+ * (two admin requests per group). Issue 17: every 5 s it was a visible part of
+ * an idle app; alerts on lag look at minutes.
+ */
+export const LAG_REPORT_INTERVAL_MS = 30_000;
+
 const isPermanent = (err: unknown): boolean => err instanceof ContractViolation || err instanceof SyntaxError || isDomainError(err);
 
 interface EventGroup {
@@ -162,7 +169,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         eachBatch: (payload) => this.onEventBatch(group, payload),
       });
       if (group.options.reportLag) {
-        group.lagTimer = setInterval(() => void this.reportLag(group.options.group, topics).catch(() => undefined), 5_000);
+        group.lagTimer = setInterval(() => void this.reportLag(group.options.group, topics).catch(() => undefined), LAG_REPORT_INTERVAL_MS);
         group.lagTimer.unref();
       }
     }

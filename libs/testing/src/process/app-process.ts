@@ -104,3 +104,41 @@ export async function startAppProcess(app: string, env: Record<string, string> =
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Issue 17: several services in one process (WORKTRACK_SERVICES), as `npm
+ * start` runs them — the first one's main, each service on a free port of its
+ * own (`<NAME>_HTTP_PORT`); waits until every one's /readyz answers 200. The
+ * handle's `url` is the first service's; `app` is `services`.
+ */
+export async function startHostedServices(
+  services: readonly string[],
+  env: Record<string, string> = {},
+  readyTimeoutMs = 60_000,
+): Promise<AppProcess & { urls: Record<string, string> }> {
+  const ports: Record<string, string> = {};
+  for (const s of services) ports[`${s.toUpperCase()}_HTTP_PORT`] = String(await freePort());
+  const portOf = (s: string): string => ports[`${s.toUpperCase()}_HTTP_PORT`];
+  const urls = Object.fromEntries(services.map((s) => [s, `http://127.0.0.1:${portOf(s)}`]));
+  const first = await startAppProcess(
+    services[0],
+    { ...env, ...ports, WORKTRACK_SERVICES: services.join(','), HTTP_PORT: portOf(services[0]) },
+    readyTimeoutMs,
+  );
+  const deadline = Date.now() + readyTimeoutMs;
+  for (const s of services.slice(1)) {
+    for (;;) {
+      const ok = await fetch(`${urls[s]}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      if (first.child.exitCode !== null || Date.now() > deadline) {
+        await first.stop();
+        throw new Error(`${s} (hosted with ${services.join(', ')}) not ready within ${readyTimeoutMs} ms:\n${first.output()}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return { ...first, app: 'services', urls };
+}
