@@ -84,7 +84,7 @@ async function enqueueTicks(keys: string[], from: number, count: number): Promis
 const seqsOf = (key: string): number[] => received.filter((m) => m.key === key).map((m) => m.seq);
 const range = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + i);
 const outboxRows = async (): Promise<number> =>
-  ((await db.query(`SELECT count(*)::int AS n FROM "${schema}".outbox`)) as Array<{ n: number }>)[0].n;
+  (await db.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${schema}".outbox`))[0].n;
 
 /** The relay deletes rows just after the broker acknowledged them (and the reader may see them first). */
 async function outboxDrained(timeoutMs = 15_000): Promise<void> {
