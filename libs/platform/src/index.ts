@@ -23,8 +23,6 @@ export * from './bootstrap/service';
 export * from './bootstrap/host';
 export * from './bootstrap/main';
 export * from './bootstrap/version';
-export * from './outbox/outbox-message.entity';
-export * from './outbox/outbox.migration';
 export * from './outbox/outbox';
 export * from './status/status.module';
 export * from './pagination/signed-cursor';

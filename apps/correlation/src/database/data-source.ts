@@ -1,4 +1,3 @@
-import { OutboxMessageEntity } from '@worktrack/platform';
 import { CorrelatedEventEntity } from '../links/entities/correlated-event.entity';
 import { SessionIntervalEntity } from '../links/entities/session-interval.entity';
 import { CorrelationInit1763750000002 } from './migrations/1763750000002-CorrelationInit';
@@ -7,6 +6,6 @@ import { CorrelationLinks1763810000000 } from './migrations/1763810000000-Correl
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
   schema: 'correlation',
-  entities: [SessionIntervalEntity, CorrelatedEventEntity, OutboxMessageEntity],
+  entities: [SessionIntervalEntity, CorrelatedEventEntity],
   migrations: [CorrelationInit1763750000002, CorrelationLinks1763810000000],
 };

@@ -1,4 +1,3 @@
-import { OutboxMessageEntity } from '@worktrack/platform';
 import { IdentityMemberEntity } from '../members/entities/member.entity';
 import { WorkspaceEntity } from '../members/entities/workspace.entity';
 import { ApiTokenEntity } from '../tokens/entities/api-token.entity';
@@ -10,7 +9,7 @@ import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
   schema: 'identity',
-  entities: [WorkspaceEntity, IdentityMemberEntity, ApiTokenEntity, OutboxMessageEntity],
+  entities: [WorkspaceEntity, IdentityMemberEntity, ApiTokenEntity],
   migrations: [
     IdentityInit1763750000000,
     IdentityMembersAndTokens1763760000000,

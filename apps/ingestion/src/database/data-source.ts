@@ -1,4 +1,3 @@
-import { OutboxMessageEntity } from '@worktrack/platform';
 import { ActivityEventEntity } from '../events/entities/activity-event.entity';
 import { IngestionInit1763750000001 } from './migrations/1763750000001-IngestionInit';
 import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000-IngestionActivityEvents';
@@ -7,6 +6,6 @@ import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-In
 /** The ingestion service owns exactly this Postgres schema. */
 export const ingestionDatabase = {
   schema: 'ingestion',
-  entities: [ActivityEventEntity, OutboxMessageEntity],
+  entities: [ActivityEventEntity],
   migrations: [IngestionInit1763750000001, IngestionActivityEvents1763770000000, IngestionLinkVersion1763810000001],
 };

@@ -1,4 +1,3 @@
-import { OutboxMessageEntity } from '@worktrack/platform';
 import { SessionsMemberEntity } from '../members/entities/member.entity';
 import { IdempotencyKeyEntity } from '../sessions/entities/idempotency-key.entity';
 import { SessionPauseEntity } from '../sessions/entities/session-pause.entity';
@@ -10,6 +9,6 @@ import { SessionsMemberVersions1764000000002 } from './migrations/1764000000002-
 /** The sessions service owns exactly this Postgres schema. */
 export const sessionsDatabase = {
   schema: 'sessions',
-  entities: [SessionEntity, SessionPauseEntity, IdempotencyKeyEntity, SessionsMemberEntity, OutboxMessageEntity],
+  entities: [SessionEntity, SessionPauseEntity, IdempotencyKeyEntity, SessionsMemberEntity],
   migrations: [SessionsInit1763750000003, SessionsTables1763790000000, SessionsMemberVersions1764000000002],
 };

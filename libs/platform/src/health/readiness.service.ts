@@ -28,10 +28,6 @@ export class ReadinessService {
     this.metrics.ready.set(value ? 1 : 0);
   }
 
-  get isAccepting(): boolean {
-    return this.accepting;
-  }
-
   async evaluate(timeoutMs = 2_000): Promise<{ ready: boolean; checks: Record<string, string>; failures: ErrorDetail[] }> {
     const checks: Record<string, string> = {};
     const failures: ErrorDetail[] = [];

@@ -1,41 +1,31 @@
 import { HttpException } from '@nestjs/common';
 import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
-import { isDomainError } from '../errors/domain-error';
+import { DomainError, isDomainError } from '../errors/domain-error';
 import { isTransientInfrastructureError, TRANSIENT_MESSAGE } from '../errors/transient';
 
-/** D-2: the one mapping from error code to HTTP status. Exhaustive by type. */
-export function httpStatusOf(code: ErrorCode): number {
-  switch (code) {
-    case ErrorCode.VALIDATION_FAILED:
-    case ErrorCode.INVALID_JSON:
-    case ErrorCode.PROTOTYPE_POISONING:
-    case ErrorCode.INVALID_CURSOR:
-    case ErrorCode.ASSIGNEE_NOT_FOUND:
-    case ErrorCode.PLATE_DATE_IN_PAST:
-    case ErrorCode.PAYLOAD_CONTAINS_SECRET:
-      return 400;
-    case ErrorCode.UNAUTHENTICATED:
-      return 401;
-    case ErrorCode.FORBIDDEN:
-      return 403;
-    case ErrorCode.NOT_FOUND:
-    case ErrorCode.SESSION_NOT_FOUND:
-      return 404;
-    case ErrorCode.SESSION_STATE_CONFLICT:
-    case ErrorCode.IDEMPOTENCY_KEY_REUSED:
-      return 409;
-    case ErrorCode.PAYLOAD_TOO_LARGE:
-      return 413;
-    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
-      return 415;
-    case ErrorCode.RATE_LIMITED:
-      return 429;
-    case ErrorCode.INTERNAL:
-      return 500;
-    case ErrorCode.UNAVAILABLE:
-      return 503;
-  }
-}
+/** D-2: the one mapping from error code to HTTP status; a `Record` over every code, so exhaustive by type. */
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  PROTOTYPE_POISONING: 400,
+  INVALID_CURSOR: 400,
+  ASSIGNEE_NOT_FOUND: 400,
+  PLATE_DATE_IN_PAST: 400,
+  PAYLOAD_CONTAINS_SECRET: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  SESSION_STATE_CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+};
+
+export const httpStatusOf = (code: ErrorCode): number => HTTP_STATUS[code];
 
 export interface ErrorResponse {
   status: number;
@@ -47,7 +37,7 @@ export interface ErrorResponse {
 /** The response of a D-2 code, its message and details. */
 export const respond = (code: ErrorCode, message: string, details?: ErrorBody['details']): ErrorResponse => ({
   status: httpStatusOf(code),
-  body: { error: details && details.length > 0 ? { code, message, details } : { code, message } },
+  body: { error: new DomainError(code, message, details).toBody() },
   internal: code === ErrorCode.INTERNAL,
 });
 

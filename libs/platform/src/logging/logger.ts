@@ -42,13 +42,8 @@ export function createLogger(app: string, level: string, instanceId: string, des
         method.apply(this, args.map((a: unknown) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>);
       },
     },
-    mixin: () => {
-      const store = logContext.getStore();
-      if (!store) return {};
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(store)) if (v !== undefined) out[k] = v;
-      return out;
-    },
+    // A copy: pino merges the line's fields into what mixin returns. Unset (undefined) ids are not written.
+    mixin: () => ({ ...logContext.getStore() }),
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -23,12 +23,44 @@ export interface MetricsOptions {
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
-  readonly kafkaMessages: Counter<'topic' | 'type' | 'outcome'>;
-  readonly kafkaHandleDuration: Histogram<'topic' | 'type'>;
-  readonly rpcDuration: Histogram<'command' | 'outcome'>;
-  readonly ready: Gauge;
-  readonly consumerLag: Gauge<'group' | 'topic'>;
+  readonly httpRequestDuration = new Histogram<'method' | 'route' | 'status'>({
+    name: 'worktrack_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly kafkaMessages = new Counter<'topic' | 'type' | 'outcome'>({
+    name: 'worktrack_kafka_messages_total',
+    help: 'Kafka messages consumed, by outcome (handled, failed, retried, expired, dead_lettered).',
+    labelNames: ['topic', 'type', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly kafkaHandleDuration = new Histogram<'topic' | 'type'>({
+    name: 'worktrack_kafka_handle_duration_seconds',
+    help: 'Time spent handling one Kafka message.',
+    labelNames: ['topic', 'type'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+  readonly rpcDuration = new Histogram<'command' | 'outcome'>({
+    name: 'worktrack_rpc_duration_seconds',
+    help: 'Gateway command round trip over Kafka, by outcome (ok, error, timeout).',
+    labelNames: ['command', 'outcome'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly consumerLag = new Gauge<'group' | 'topic'>({
+    name: 'worktrack_kafka_consumer_lag',
+    help: 'Messages not yet committed by a consumer group, per topic (refreshed every 30 s).',
+    labelNames: ['group', 'topic'],
+    registers: [this.registry],
+  });
+  readonly ready = new Gauge({
+    name: 'worktrack_ready',
+    help: '1 while the app takes work, 0 while starting or draining.',
+    registers: [this.registry],
+  });
 
   constructor(app: string, options: MetricsOptions = {}) {
     this.registry.setDefaultLabels({ app });
@@ -39,44 +71,6 @@ export class Metrics {
         eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS,
       });
     }
-    this.httpRequestDuration = new Histogram({
-      name: 'worktrack_http_request_duration_seconds',
-      help: 'HTTP request duration by route and status.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [this.registry],
-    });
-    this.kafkaMessages = new Counter({
-      name: 'worktrack_kafka_messages_total',
-      help: 'Kafka messages consumed, by outcome (handled, failed, retried, expired, dead_lettered).',
-      labelNames: ['topic', 'type', 'outcome'],
-      registers: [this.registry],
-    });
-    this.kafkaHandleDuration = new Histogram({
-      name: 'worktrack_kafka_handle_duration_seconds',
-      help: 'Time spent handling one Kafka message.',
-      labelNames: ['topic', 'type'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
-      registers: [this.registry],
-    });
-    this.rpcDuration = new Histogram({
-      name: 'worktrack_rpc_duration_seconds',
-      help: 'Gateway command round trip over Kafka, by outcome (ok, error, timeout).',
-      labelNames: ['command', 'outcome'],
-      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [this.registry],
-    });
-    this.consumerLag = new Gauge({
-      name: 'worktrack_kafka_consumer_lag',
-      help: 'Messages not yet committed by a consumer group, per topic (refreshed every 30 s).',
-      labelNames: ['group', 'topic'],
-      registers: [this.registry],
-    });
-    this.ready = new Gauge({
-      name: 'worktrack_ready',
-      help: '1 while the app takes work, 0 while starting or draining.',
-      registers: [this.registry],
-    });
   }
 
   /** A feature's counter on this registry: created once, the same one for every later caller (providers can be built twice). */

@@ -64,22 +64,10 @@ export class PlatformModule {
       },
       PlatformLifecycle,
     ];
-    const exports: Array<Provider | symbol | (abstract new (...args: never[]) => unknown)> = [
-      AppConfig,
-      config.constructor as new () => unknown,
-      LOGGER,
-      Metrics,
-      ReadinessService,
-      KafkaClient,
-    ];
     if (config instanceof ServiceConfig) {
       // One key signs every list's cursors (D-21, D-29).
       providers.push({ provide: SignedCursor, useValue: new SignedCursor(config.CURSOR_SECRET) });
-      exports.push(SignedCursor);
-      if (config.constructor !== ServiceConfig) {
-        providers.push({ provide: ServiceConfig, useValue: config });
-        exports.push(ServiceConfig);
-      }
+      if (config.constructor !== ServiceConfig) providers.push({ provide: ServiceConfig, useValue: config });
     }
     if (database) {
       if (!(config instanceof ServiceConfig)) throw new Error(`${app}: a database needs a ServiceConfig`);
@@ -106,13 +94,13 @@ export class PlatformModule {
           return dataSource;
         },
       });
-      exports.push(DataSource);
     }
     return {
       module: PlatformModule,
       global: true,
       providers,
-      exports,
+      // Every provider: feature modules inject what they use.
+      exports: providers,
       controllers: [HealthController, MetricsController],
     };
   }

@@ -10,7 +10,47 @@ import { contractHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { LOGGER } from '../nest/tokens';
-import type { OutboxMessageEntity } from './outbox-message.entity';
+
+/**
+ * One message waiting to be published: written in the same transaction as the
+ * change it announces, deleted by the relay once the broker acknowledged it.
+ * The table lives in the owning service's schema; `createOutboxTable` is its
+ * one definition, and the relay reads it in `id` order through the primary key.
+ */
+interface OutboxRow {
+  /** bigserial: insertion order, which is the publish order. pg returns int8 as a string. */
+  id: string;
+  /** The registry key (`Topics`), not the physical name: the prefix is the relay's. */
+  topic: TopicKey;
+  key: string;
+  type: string;
+  version: number;
+  messageId: string;
+  requestId: string | null;
+  /** The validated contract payload, as it will travel. */
+  payload: Record<string, unknown>;
+}
+
+/** Creates the outbox table in `schema`; a service's own migration calls it. */
+export async function createOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(
+    `CREATE TABLE ${outboxTable(schema)} (` +
+      '"id" BIGSERIAL NOT NULL, ' +
+      '"topic" text NOT NULL, ' +
+      '"key" text NOT NULL, ' +
+      '"type" text NOT NULL, ' +
+      '"version" integer NOT NULL, ' +
+      '"message_id" uuid NOT NULL, ' +
+      '"request_id" text, ' +
+      '"payload" jsonb NOT NULL, ' +
+      '"created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), ' +
+      'CONSTRAINT "outbox_pkey" PRIMARY KEY ("id"))',
+  );
+}
+
+export async function dropOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`DROP TABLE ${outboxTable(schema)}`);
+}
 
 export interface EnqueueOptions {
   /** Partition key; one member's messages share a key (their id) to keep order. */
@@ -114,9 +154,6 @@ export interface OutboxRelayOptions {
   batchSize?: number;
 }
 
-/** Options for a service's relay (tests: a long poll, a small batch); the defaults otherwise. */
-export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
-
 /**
  * How often the relaying replica reads the outbox with no notification: a
  * safety net only, since every `enqueue` notifies at commit and a broken
@@ -192,7 +229,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly client: KafkaClient,
     @Inject(LOGGER) logger: AppLogger,
     metrics: Metrics,
-    @Optional() @Inject(OUTBOX_RELAY_OPTIONS) opts: OutboxRelayOptions = {},
+    /** Tests set them (a long poll, a small batch); a service's module takes the defaults. */
+    @Optional() opts: OutboxRelayOptions = {},
   ) {
     this.pollIntervalMs = opts.pollIntervalMs ?? 200;
     this.safetyPollMs = Math.max(SAFETY_POLL_MS, this.pollIntervalMs);
@@ -204,7 +242,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // five times a second in every app; TypeORM's find() built a QueryBuilder each
     // time and was a third of an idle app's CPU.
     const table = outboxTable(schema);
-    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload, created_at AS "createdAt"
+    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload
        FROM ${table} ORDER BY id ASC LIMIT $1`;
     this.deleteSql = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.logger = logger.child({ component: 'outbox-relay' });
@@ -288,7 +326,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const lock = await this.acquireLock();
       if (!lock) return 'idle';
-      const rows = (await lock.query(this.selectSql, [this.batchSize])) as OutboxMessageEntity[];
+      const rows = (await lock.query(this.selectSql, [this.batchSize])) as OutboxRow[];
       if (rows.length === 0) return 'idle';
       const published = await this.publish(rows);
       // By id, never by range: a lower id may commit after a higher one was read.
@@ -352,8 +390,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Publishes one send per topic, rows in id order; returns the ids the broker acknowledged. */
-  private async publish(rows: OutboxMessageEntity[]): Promise<string[]> {
-    const byTopic = new Map<TopicKey, OutboxMessageEntity[]>();
+  private async publish(rows: OutboxRow[]): Promise<string[]> {
+    const byTopic = new Map<TopicKey, OutboxRow[]>();
     for (const row of rows) {
       const group = byTopic.get(row.topic) ?? [];
       group.push(row);
@@ -397,7 +435,7 @@ interface NotifyingClient {
 }
 
 /** The message as its contract's headers describe it (`contractHeaders`), the payload as validated at `enqueue`. */
-const toKafkaMessage = (row: OutboxMessageEntity): Message => ({
+const toKafkaMessage = (row: OutboxRow): Message => ({
   key: row.key,
   value: JSON.stringify(row.payload),
   headers: contractHeaders(row, row),
