@@ -2,7 +2,7 @@
  * Chaos test (not a unit test; issue 19):
  *
  *   npm run chaos [-- --seed 42 --members 24 --replicas 2 --batch 20 --settle 20 --gap-min 8 --gap-max 20 --think 200]
- *   npm run chaos -- --short      the lean variant (e2e/chaos.e2e-spec.ts runs it inside `npm test`)
+ *   npm run chaos -- --short      the lean variant (`npm run test:chaos` runs it as a jest suite: e2e/chaos.e2e-spec.ts)
  *
  * A three-node Kafka cluster of its own (scripts/infra.sh, KAFKA_NODES=3 on
  * free ports, torn down at the end), a database and topic prefix of its own
