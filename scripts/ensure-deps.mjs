@@ -1,5 +1,8 @@
-// Installs npm dependencies when node_modules is missing or older than the
-// lockfile. Uses `npm ci`; when npm rejects the lockfile only because a
+// Installs npm dependencies when node_modules is missing or was installed from
+// another lockfile (its content hash, kept in node_modules/.worktrack-deps;
+// without that record, node_modules older than the lockfile). A content hash
+// rather than a date: a fresh checkout or git worktree sharing an installed
+// node_modules has a new lockfile date and the same content. Uses `npm ci`; when npm rejects the lockfile only because a
 // registry mirror lacks other platforms' optional native packages (the
 // "package.json and package-lock.json ... in sync" error), it installs the
 // same locked versions with `npm install` instead (the lockfile is unchanged).
@@ -8,20 +11,42 @@
 // Options other than --force go to npm as they are (the Dockerfile's runtime
 // stage: --omit=dev --ignore-scripts), to `npm ci` and to the fallback alike.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function ensureDeps(root, { force = false, npmArgs = [] } = {}) {
+/** What an install is made of: the lockfile's content and the npm options it was installed with. */
+function installKey(root, npmArgs) {
+  return createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .update(JSON.stringify(npmArgs))
+    .digest('hex');
+}
+
+/** True when node_modules holds an install of this lockfile (and options): nothing to do. */
+export function depsUpToDate(root, npmArgs = []) {
+  const record = join(root, 'node_modules', '.worktrack-deps');
+  if (existsSync(record)) return readFileSync(record, 'utf8').trim() === installKey(root, npmArgs);
   const marker = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
-  if (!force && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  return existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs;
+}
+
+function recordInstall(root, npmArgs) {
+  writeFileSync(join(root, 'node_modules', '.worktrack-deps'), `${installKey(root, npmArgs)}\n`);
+}
+
+export function ensureDeps(root, { force = false, npmArgs = [] } = {}) {
+  if (!force && depsUpToDate(root, npmArgs)) {
+    if (!existsSync(join(root, 'node_modules', '.worktrack-deps'))) recordInstall(root, npmArgs);
+    return;
+  }
   console.log(['[deps] npm ci', ...npmArgs].join(' '));
   const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund', ...npmArgs], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'inherit', 'pipe'],
   });
-  if (ci.status === 0) return;
+  if (ci.status === 0) return recordInstall(root, npmArgs);
   const stderr = ci.stderr ?? '';
   if (!/can only install packages when your package\.json and package-lock\.json/.test(stderr)) {
     process.stderr.write(stderr);
@@ -32,6 +57,7 @@ export function ensureDeps(root, { force = false, npmArgs = [] } = {}) {
   );
   const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...npmArgs], { cwd: root, stdio: 'inherit' });
   if (install.status !== 0) throw new Error('npm install failed');
+  recordInstall(root, npmArgs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
