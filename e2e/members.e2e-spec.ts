@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { DateTime } from 'luxon';
+import { Client } from 'pg';
 import { parse } from 'yaml';
-import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { mainOf, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type ErrorBody, type Reply } from './http';
 
 const JWT_SECRET = `e2e-${randomUUID()}`;
@@ -57,6 +59,7 @@ describe('members end to end', () => {
   let owner: MemberWithToken; // workspace A, Asia/Tokyo
   let teammate: MemberWithToken; // workspace A
   let stranger: MemberWithToken; // workspace B
+  let db: Client; // the run's database, read directly only to see what the services store
 
   const on = (g: AppProcess) => ({
     get: <T>(token: string, path: string) => call<{ data: T } & ErrorBody>(g.url, 'GET', path, { token }),
@@ -86,9 +89,12 @@ describe('members end to end', () => {
     owner = memberWithToken({ workspace: `mem-A-${run}`, email: `owner-${run}@example.com`, timezone: 'Asia/Tokyo' });
     teammate = memberWithToken({ workspace: `mem-A-${run}`, email: `mate-${run}@example.com`, timezone: 'Asia/Tokyo' });
     stranger = memberWithToken({ workspace: `mem-B-${run}`, email: `stranger-${run}@example.com` });
+    db = new Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
   }, 600_000);
 
   afterAll(async () => {
+    await db?.end();
     await Promise.all([g1, g2, ingestion, plate, sessions, identity].filter(Boolean).map((p) => p.stop()));
   });
 
@@ -167,7 +173,7 @@ describe('members end to end', () => {
       expect(failures).toEqual([]);
     }, 600_000);
 
-    it('a member created by the admin command is usable on the very next request, on both replicas', async () => {
+    it('a member created by the admin command is usable on the very next request, as assignee and actor on plate, sessions and ingestion, on both replicas', async () => {
       for (let i = 0; i < 3; i++) {
         const fresh = memberWithToken({ workspace: `mem-A-${run}`, email: `fresh-${i}-${run}@example.com`, timezone: 'Asia/Tokyo' });
         const g = i % 2 === 0 ? g1 : g2;
@@ -176,6 +182,11 @@ describe('members end to end', () => {
         const manual = await on(g).post<SessionBody>(fresh.token, '/v1/sessions', manualAt(tokyoDay(-1), 'Asia/Tokyo'));
         const byDate = await on(g).get<SessionBody[]>(fresh.token, `/v1/sessions?from=${tokyoDay(-1)}&to=${tokyoDay(-1)}`);
         expect(byDate.body.data.map((s) => s.session_id)).toEqual([manual.body.data.session_id]);
+        const ingested = await on(g).post(sign(fresh.memberId, fresh.workspaceId), '/v1/activity/events', {
+          events: [{ event_type: 'deploy', source_type: 'ci', external_id: `fresh-${i}` }],
+        });
+        const day = await on(g).get<PlateDay>(fresh.token, '/v1/plate');
+        expect([ingested.status, day.status, day.body.data?.date, day.body.data?.active_count]).toEqual([202, 200, tokyoDay(), 1]);
       }
     });
   });
@@ -287,6 +298,11 @@ describe('members end to end', () => {
       const asJwt = sign(leaving.memberId, leaving.workspaceId);
       const item = (await on(g1).post<Assignment>(owner.token, '/v1/plate/assign', { assignee_id: leaving.memberId, title: 'kept' })).body
         .data;
+      const own = await on(g1).post(leaving.token, '/v1/sessions', { intent_text: 'mine', source: 'timer' });
+      const event = await on(g1).post(leaving.token, '/v1/activity/events', {
+        events: [{ event_type: 'deploy', source_type: 'ci', external_id: `leaving-${run}` }],
+      });
+      expect([own.status, event.status]).toEqual([201, 202]);
       // Warm both replicas' caches with both credentials.
       for (const g of [g1, g2]) for (const t of [leaving.token, asJwt]) expect((await on(g).get(t, '/v1/me')).status).toBe(200);
 
@@ -320,6 +336,15 @@ describe('members end to end', () => {
         body: { done: true },
       });
       expect([complete.status, complete.body.data.done]).toEqual([200, true]);
+      // ... and what they stored stays stored: their session, their event, the member row and its token (refused, not removed).
+      const kept = await db.query<{ sessions: string; events: string; tokens: string; deactivated: boolean }>(
+        `SELECT (SELECT count(*) FROM sessions.sessions WHERE member_id = $1) AS sessions,
+                (SELECT count(*) FROM ingestion.activity_events WHERE member_id = $1) AS events,
+                (SELECT count(*) FROM identity.api_tokens WHERE member_id = $1) AS tokens,
+                (SELECT deactivated_at IS NOT NULL FROM identity.members WHERE id = $1) AS deactivated`,
+        [leaving.memberId],
+      );
+      expect(kept.rows[0]).toEqual({ sessions: '1', events: '1', tokens: '1', deactivated: true });
     });
 
     it('keeps at least one active owner', async () => {
@@ -328,6 +353,84 @@ describe('members end to end', () => {
       expect([self.status, self.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
       const demote = await on(g1).patch(lone.token, `/v1/members/${lone.memberId}`, { role: 'member' });
       expect([demote.status, demote.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    });
+  });
+
+  describe('issue 15: the durable member log (identity.members)', () => {
+    interface Row {
+      member_id: string;
+      timezone: string;
+      version: number;
+      plate_capacity?: number;
+      active?: boolean;
+    }
+    /** Every member of this spec's workspaces as identity holds it, and as each projection holds it. */
+    const states = async () => {
+      const workspaces = [owner.workspaceId, stranger.workspaceId];
+      const rows = async (sql: string): Promise<Row[]> =>
+        (await db.query<Row>(`${sql} WHERE workspace_id = ANY($1) ORDER BY 1`, [workspaces])).rows;
+      const identityRows = await rows(
+        'SELECT id AS member_id, timezone, version, plate_capacity, deactivated_at IS NULL AS active FROM identity.members',
+      );
+      return {
+        identity: identityRows,
+        plate: await rows('SELECT member_id, timezone, version, plate_capacity, active FROM plate.members'),
+        sessions: await rows('SELECT member_id, timezone, version FROM sessions.members'),
+        sessionsExpected: identityRows.map(({ member_id, timezone, version }) => ({ member_id, timezone, version })),
+      };
+    };
+
+    it('every member identity created (admin command, agent registration) or changed (profile, capacity, role, deactivation) reaches the sessions and plate projections', async () => {
+      const deadline = Date.now() + 30_000;
+      let s = await states();
+      while (JSON.stringify(s.plate) !== JSON.stringify(s.identity) || JSON.stringify(s.sessions) !== JSON.stringify(s.sessionsExpected)) {
+        if (Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 200));
+        s = await states();
+      }
+      expect(s.identity.length).toBeGreaterThan(200); // the 200 agents and the humans of workspaces A and B
+      expect(s.identity.some((m) => m.version > 1)).toBe(true); // changed members, not only created ones
+      expect(s.identity.some((m) => m.active === false)).toBe(true); // a deactivated one
+      expect(s.plate).toEqual(s.identity);
+      expect(s.sessions).toEqual(s.sessionsExpected);
+    });
+
+    it('a projection emptied while its service is down is rebuilt, however old its members, before the restarted service takes commands', async () => {
+      await Promise.all([sessions.stop(), plate.stop()]);
+      await db.query('DELETE FROM sessions.members');
+      await db.query('DELETE FROM plate.members');
+      sessions = await startAppProcess('sessions', {}, 90_000);
+      plate = await startAppProcess('plate', {}, 90_000);
+      // Right after readiness, without waiting for anything: the replay ran before the services took commands.
+      const s = await states();
+      expect(s.identity.length).toBeGreaterThan(200);
+      expect(s.plate).toEqual(s.identity);
+      expect(s.sessions).toEqual(s.sessionsExpected);
+      // And the restarted services answer for a member by date and by day.
+      const byDate = await on(g1).get<SessionBody[]>(owner.token, `/v1/sessions?from=${tokyoDay()}&to=${tokyoDay()}`);
+      const day = await on(g2).get<PlateDay>(owner.token, '/v1/plate');
+      expect([byDate.status, day.status, day.body.data.date]).toEqual([200, 200, tokyoDay()]);
+    }, 240_000);
+
+    it('republish-members writes every member again, and replaying it changes no projection (consumers keep the newest version)', async () => {
+      const before = await states();
+      const result = spawnSync(process.execPath, [mainOf('identity'), 'admin', 'republish-members'], {
+        cwd: repoRoot(),
+        encoding: 'utf8',
+        env: { ...process.env, LOG_LEVEL: 'error' },
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(0);
+      const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM identity.members');
+      expect(JSON.parse(result.stdout.trim())).toEqual({ republished: Number(rows[0].n) });
+      // Once identity's relay has put them all on the broker (the outbox is empty) and the consumers had a moment for them:
+      const deadline = Date.now() + 30_000;
+      while (Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM identity.outbox')).rows[0].n) > 0) {
+        if (Date.now() > deadline) throw new Error('identity never published the republished members');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await states()).toEqual(before);
     });
   });
 

@@ -232,6 +232,20 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await expect(rpc.send(GetPlate, { actor: me }, { key: fresh.memberId })).resolves.toMatchObject({ capacity: 1, activeCount: 1 });
   });
 
+  it('answers a caller it cannot place in a time zone UNAVAILABLE (retryable), never a UTC guess (issue 15)', async () => {
+    const unknown: ActorV1 = { memberId: randomUUID(), workspaceId: workspace, scope: 'full', credential: 'api_token' };
+    // Neither the projection nor the command knows the caller: no "today", and no page of a given day either.
+    await expect(rpc.send(GetPlate, { actor: unknown }, { key: unknown.memberId })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(rpc.send(GetPlate, { actor: unknown, date: '2030-01-07' }, { key: unknown.memberId })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    // A profile carried for someone else is not the caller's.
+    const other = await member({ timezone: 'Asia/Tokyo' });
+    await expect(
+      rpc.send(GetPlate, { actor: { ...unknown, profile: toMemberProfile(other) } }, { key: unknown.memberId }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
   it('refuses a member the projection knows as deactivated, even with an older carried profile', async () => {
     const lead = await member();
     const gone = await member({ version: 1 });

@@ -21,6 +21,11 @@ describe('topic registry', () => {
     }
   });
 
+  it('keeps the member log forever, one latest state per member (issue 15: projections rebuild from it)', () => {
+    expect(Topics.identityMembers).toMatchObject({ name: 'identity.members', retentionMs: -1, cleanupPolicy: 'compact' });
+    expect(allTopics().filter((t) => t.cleanupPolicy === 'compact')).toEqual([Topics.identityMembers]);
+  });
+
   it('prefixes physical names per deployment', () => {
     expect(topicName(Topics.gatewayReplies, 'run1.')).toBe('run1.gateway.replies');
     expect(topicName(Topics.gatewayReplies)).toBe('gateway.replies');
