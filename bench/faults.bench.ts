@@ -2,7 +2,7 @@
  * Fault test (not a unit test): availability under `kill -9` while under
  * load, and the data promises through it (issue 21).
  *
- *   npm run faults [-- --members 20 --workers 8 --gap 20]
+ *   npm run faults [-- --members 20 --workers 8 --gap 20] [--hosted]
  *
  * Starts a stack of its own: a Kafka broker on a free port with a temporary
  * data directory (scripts/infra.sh kafka-up), a database and a topic prefix of
@@ -20,6 +20,16 @@
  * broker, after it is back) and when the killed app is ready again. At the
  * end: every acknowledged event stored once (0 lost, 0 doubled) and linked
  * to its member's session. Stops everything it started.
+ *
+ * `--hosted` runs the six services in one process, as `npm start` does
+ * (WORKTRACK_SERVICES, issue 17), beside the two gateway replicas: the faults
+ * are then the gateway replica, that one process (every service at once) and
+ * the broker.
+ *
+ * Exit 1 when a data promise breaks or a target of issue 21 is missed:
+ * requests succeed again within 3 s of a gateway replica's kill, 10 s of a
+ * service's (the services' process's with --hosted), 20 s of the broker being
+ * back.
  */
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -39,6 +49,11 @@ const arg = (name: string, fallback: number): number => {
 const MEMBERS = arg('members', 20);
 const WORKERS = arg('workers', 8);
 const GAP_S = arg('gap', 20);
+const HOSTED = process.argv.includes('--hosted');
+/** The services (the hosted process runs them in this order; the first one's main hosts them, as in scripts/apps.mjs). */
+const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
+/** Issue 21's targets: requests succeed again within these, after the kill (after the broker is back). */
+const TARGET_MS = { gateway: 3_000, service: 10_000, broker: 20_000 };
 const BATCH = 100;
 const REQUEST_TIMEOUT_MS = 5_000;
 
@@ -110,22 +125,45 @@ async function main(): Promise<void> {
     await ensureDatabase(dbUrl.toString());
 
     supervisor = await createSupervisor({ log });
-    const apps = ['identity', 'ingestion', 'sessions', 'correlation', 'gateway-a', 'gateway-b'];
-    const urls = new Map<string, string>();
-    for (const app of apps) {
+    // The supervised processes, and the /readyz of every app each one serves.
+    const urls = new Map<string, string[]>();
+    const add = async (name: string, main: string, processEnv: NodeJS.ProcessEnv): Promise<void> => {
       const port = await freePort();
-      urls.set(app, `http://127.0.0.1:${port}`);
-      supervisor.add(app, {
+      urls.set(name, [`http://127.0.0.1:${port}`]);
+      supervisor!.add(name, {
         command: process.execPath,
-        args: ['--enable-source-maps', mainOf(app.startsWith('gateway') ? 'gateway' : app)],
+        args: ['--enable-source-maps', mainOf(main)],
         cwd: repoRoot(),
-        env: { ...env, HTTP_PORT: String(port), INSTANCE_ID: `${app}-${id}` },
+        env: { ...env, ...processEnv, HTTP_PORT: String(port) },
       });
+    };
+    if (HOSTED) {
+      // As scripts/start.mjs: one process, each service on a port of its own, no fixed instance id.
+      const ports = await Promise.all(SERVICES.map(() => freePort()));
+      urls.set(
+        'services',
+        ports.map((p) => `http://127.0.0.1:${p}`),
+      );
+      supervisor.add('services', {
+        command: process.execPath,
+        args: ['--enable-source-maps', mainOf(SERVICES[0])],
+        cwd: repoRoot(),
+        env: {
+          ...env,
+          WORKTRACK_SERVICES: SERVICES.join(','),
+          ...Object.fromEntries(SERVICES.map((s, i) => [`${s.toUpperCase()}_HTTP_PORT`, String(ports[i])])),
+        },
+      });
+    } else {
+      for (const app of ['identity', 'ingestion', 'sessions', 'correlation']) await add(app, app, { INSTANCE_ID: `${app}-${id}` });
     }
-    await until('every app ready', 120_000, async () => (await Promise.all(apps.map((a) => ready(urls.get(a)!)))).every(Boolean));
+    for (const app of ['gateway-a', 'gateway-b']) await add(app, 'gateway', { INSTANCE_ID: `${app}-${id}` });
+    const apps = [...urls.keys()];
+    const allReady = async (name: string): Promise<boolean> => (await Promise.all(urls.get(name)!.map(ready))).every(Boolean);
+    await until('every app ready', 120_000, async () => (await Promise.all(apps.map(allReady))).every(Boolean));
     log('stack ready');
 
-    const gateways = [urls.get('gateway-a')!, urls.get('gateway-b')!];
+    const gateways = [urls.get('gateway-a')![0], urls.get('gateway-b')![0]];
     const members = Array.from({ length: MEMBERS }, (_, i) => {
       const r = runCreateMember(['--workspace', `faults-${id}`, '--email', `f${i}-${id}@example.com`], env as Record<string, string>);
       if (r.status !== 0) throw new Error(`create-member failed: ${r.stderr}`);
@@ -151,7 +189,7 @@ async function main(): Promise<void> {
     // The at-least-once client: a batch is sent until it gets its 202, alternating replicas.
     const acked = new Set<string>();
     /** Successful requests: when each was sent and when its 202 came. */
-    const successes: Array<{ sent: number; done: number }> = [];
+    const successes: Array<{ sent: number; done: number; firstId: string }> = [];
     const failures = { unavailable: 0, connection: 0, other: 0 };
     let stopLoad = false;
     const worker = async (w: number): Promise<void> => {
@@ -180,7 +218,7 @@ async function main(): Promise<void> {
             await res.arrayBuffer();
             if (res.status === 202) {
               for (const x of ids) acked.add(x);
-              successes.push({ sent: started, done: Date.now() });
+              successes.push({ sent: started, done: Date.now(), firstId: ids[0] });
               break;
             }
             if (res.status === 503) failures.unavailable++;
@@ -201,22 +239,55 @@ async function main(): Promise<void> {
         () => Math.min(...successes.filter((s) => s.sent >= from).map((s) => s.done)) - from,
       );
 
-    const results: Array<{ fault: string; requestsMs: number; readyMs: number | string }> = [];
+    /**
+     * When links resume (correlation's work, off the request path): the first
+     * time an event of a batch sent at or after `from` is seen linked to its
+     * session. Polled every 200 ms from `from` on, concurrently with the rest.
+     */
+    const watchDb = new Client({ connectionString: dbUrl.toString() });
+    await watchDb.connect();
+    const linkedAfter = async (from: number): Promise<number> => {
+      const started = Date.now();
+      for (;;) {
+        const ids = successes.filter((x) => x.sent >= from).map((x) => x.firstId);
+        if (ids.length > 0) {
+          const r = await watchDb.query(
+            `SELECT 1 FROM ingestion.activity_events WHERE external_id = ANY($1::text[]) AND session_id IS NOT NULL LIMIT 1`,
+            [ids.slice(0, 200)],
+          );
+          if (r.rowCount) return Date.now() - from;
+        }
+        if (Date.now() - started > 120_000) return -1;
+        await sleep(200);
+      }
+    };
+
+    const results: Array<{ fault: string; requestsMs: number; readyMs: number | string; linksMs: number; targetMs: number }> = [];
     await sleep(GAP_S * 1000);
-    for (const app of ['gateway-a', 'ingestion', 'correlation', 'sessions', 'identity']) {
+    for (const app of HOSTED ? ['gateway-a', 'services'] : ['gateway-a', 'ingestion', 'correlation', 'sessions', 'identity']) {
       const child = supervisor.child(app);
       if (!child?.pid) throw new Error(`${app} is not running`);
       const killedAt = Date.now();
       child.kill('SIGKILL');
+      const links = linkedAfter(killedAt);
       log(`kill -9 ${app} (pid ${child.pid})`);
       await until(`${app} restarted`, 60_000, () =>
         Promise.resolve(supervisor!.child(app) !== undefined && supervisor!.child(app) !== child),
       );
-      await until(`${app} ready again`, 120_000, () => ready(urls.get(app)!));
+      await until(`${app} ready again`, 120_000, () => allReady(app));
       const readyMs = Date.now() - killedAt;
       const requestsMs = await succeededAfter(killedAt);
-      results.push({ fault: `kill -9 ${app}`, requestsMs, readyMs });
-      log(`${app}: requests succeed again ${requestsMs} ms after the kill; ready again after ${readyMs} ms`);
+      const linksMs = await links;
+      results.push({
+        fault: `kill -9 ${app}`,
+        requestsMs,
+        readyMs,
+        linksMs,
+        targetMs: app.startsWith('gateway') ? TARGET_MS.gateway : TARGET_MS.service,
+      });
+      log(
+        `${app}: requests succeed again ${requestsMs} ms after the kill; ready again after ${readyMs} ms; links resume after ${linksMs} ms`,
+      );
       await sleep(GAP_S * 1000);
     }
     // The broker: kill -9, then restarted at once by infra.sh on the same data.
@@ -227,11 +298,18 @@ async function main(): Promise<void> {
     if (infra('kafka-up') !== 0) throw new Error('the broker did not restart');
     const brokerBack = Date.now();
     log(`broker back after ${brokerBack - brokerKilledAt} ms`);
+    const brokerLinks = linkedAfter(brokerBack);
     const requestsMs = await succeededAfter(brokerBack);
     const readyMs = await until('every app ready after the broker', 120_000, async () =>
-      (await Promise.all(apps.map((a) => ready(urls.get(a)!)))).every(Boolean),
+      (await Promise.all(apps.map(allReady))).every(Boolean),
     );
-    results.push({ fault: `kill -9 broker (down ${brokerBack - brokerKilledAt} ms incl. restart)`, requestsMs, readyMs });
+    results.push({
+      fault: `kill -9 broker (down ${brokerBack - brokerKilledAt} ms incl. restart)`,
+      requestsMs,
+      readyMs,
+      linksMs: await brokerLinks,
+      targetMs: TARGET_MS.broker,
+    });
     log(`broker: requests succeed again ${requestsMs} ms after it is back; every app ready after ${readyMs} ms`);
 
     await sleep(GAP_S * 1000);
@@ -240,6 +318,7 @@ async function main(): Promise<void> {
     const loadEnded = Date.now();
     log(`load done: ${acked.size} events acknowledged`);
 
+    await watchDb.end();
     // The data promises.
     const db = new Client({ connectionString: dbUrl.toString() });
     await db.connect();
@@ -273,18 +352,19 @@ async function main(): Promise<void> {
     const lost = [...acked].filter((x) => !storedIds.has(x)).length;
 
     console.log(
-      `\nfaults (${hostname()}, ${cpus().length} cores, node ${process.version}): ${acked.size} events acknowledged from ${MEMBERS} members, ${WORKERS} workers, batches of ${BATCH}, request timeout ${REQUEST_TIMEOUT_MS} ms`,
+      `\nfaults (${hostname()}, ${cpus().length} cores, node ${process.version}${HOSTED ? ', services in one process' : ''}): ${acked.size} events acknowledged from ${MEMBERS} members, ${WORKERS} workers, batches of ${BATCH}, request timeout ${REQUEST_TIMEOUT_MS} ms`,
     );
+    const missed = results.filter((r) => r.requestsMs > r.targetMs);
     for (const r of results) {
       console.log(
-        `  ${r.fault.padEnd(48)} requests succeed again after ${String(r.requestsMs).padStart(6)} ms; ready again after ${r.readyMs} ms`,
+        `  ${r.fault.padEnd(48)} requests succeed again after ${String(r.requestsMs).padStart(6)} ms (target ${r.targetMs} ms${r.requestsMs > r.targetMs ? ': MISSED' : ''}); ready again after ${r.readyMs} ms; links resume after ${r.linksMs} ms`,
       );
     }
     console.log(`  failed attempts (resent): 503 ${failures.unavailable}, connection ${failures.connection}, other ${failures.other}`);
     console.log(
       `  data: ${lost} lost, ${final.rows - final.distinct} doubled, ${final.unlinked} unlinked (${final.rows} rows); all linked ${linkedMs} ms after the load (-1: not within 60 s)`,
     );
-    if (lost > 0 || final.rows !== final.distinct || final.unlinked > 0) process.exitCode = 1;
+    if (lost > 0 || final.rows !== final.distinct || final.unlinked > 0 || missed.length > 0) process.exitCode = 1;
   } finally {
     await cleanup();
   }

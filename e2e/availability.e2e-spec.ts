@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -164,6 +165,99 @@ describe('availability with the broker away (issue 21)', () => {
     process.stdout.write(`[availability] requests succeed again ${Date.now() - brokerBack} ms after the broker is back\n`);
     expect(gateway.child.exitCode).toBeNull();
   });
+});
+
+/** A TCP proxy to Postgres that the test opens and cuts: the database as the app sees it, without touching the shared server. */
+class TcpProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+  }
+
+  /** Stops accepting and drops every connection at once, as a database that went away. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('availability with Postgres away (issue 21)', () => {
+  it('a service started before its Postgres answers waits, not ready, and one that loses it while running is not ready until it returns, never exiting', async () => {
+    const real = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    const proxy = new TcpProxy(await freePort(), { host: real.hostname, port: Number(real.port || 5432) });
+    const viaProxy = new URL(real.toString());
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const plate = await spawnApp('plate', { DATABASE_URL: viaProxy.toString() });
+    const readiness = async (): Promise<{ status: number; waitingFor: string[] }> => {
+      const r = await fetch(`${plate.url}/readyz`);
+      const body = (await r.json()) as Partial<ErrorBody>;
+      return { status: r.status, waitingFor: (body.error?.details ?? []).map((d) => d.path) };
+    };
+    try {
+      // Start-up: alive, not ready, naming postgres (only postgres: Kafka is the run's, and up).
+      await until('readiness naming postgres', 30_000, async () => {
+        const r = await readiness();
+        return r.waitingFor.includes('postgres') ? r : undefined;
+      }).then((r) => expect(r).toEqual({ status: 503, waitingFor: ['postgres'] }));
+      expect((await fetch(`${plate.url}/healthz`)).status).toBe(200);
+      await until('the wait logged', 10_000, () =>
+        Promise.resolve(plate.output().includes('"msg":"waiting for postgres"') ? true : undefined),
+      );
+
+      // Postgres answers: the service starts by itself.
+      await proxy.open();
+      const opened = Date.now();
+      await until('plate ready', 45_000, async () => ((await readyz(plate.url)) === 200 ? true : undefined));
+      process.stdout.write(`[availability] plate ready ${Date.now() - opened} ms after Postgres answered\n`);
+      expect(plate.output()).toContain('"msg":"dependencies answer; starting"');
+
+      // Lost while running: not ready, naming postgres, and the process stays.
+      await proxy.cut();
+      await until('plate not ready, naming postgres', 20_000, async () => {
+        const r = await readiness();
+        return r.status === 503 && r.waitingFor.includes('postgres') ? true : undefined;
+      });
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(plate.child.exitCode).toBeNull();
+      expect(await readiness()).toMatchObject({ status: 503 });
+
+      // Back: ready again by itself.
+      await proxy.open();
+      const back = Date.now();
+      await until('plate ready again', 30_000, async () => ((await readyz(plate.url)) === 200 ? true : undefined));
+      process.stdout.write(`[availability] plate ready again ${Date.now() - back} ms after Postgres returned\n`);
+      expect(plate.child.exitCode).toBeNull();
+    } finally {
+      await stopChild(plate.child);
+      await proxy.cut();
+    }
+  }, 150_000);
 });
 
 describe('replicas that are gone (issue 21)', () => {

@@ -6,6 +6,7 @@ import { GatewayModule } from './gateway.module';
 import { registerBodyParsers } from './connectors/raw-body';
 import { registerCors } from './http/cors';
 import { registerInputGuard } from './http/input-guard';
+import { registerRequestDeadline } from './http/request-deadline';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -48,6 +49,7 @@ export async function configureGateway(app: NestFastifyApplication): Promise<voi
   registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter));
   registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
   registerInputGuard(app.getHttpAdapter().getInstance());
+  registerRequestDeadline(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).REQUEST_TIMEOUT_MS);
   app.useGlobalPipes(gatewayValidationPipe());
   mountApiDocs(app, API_PREFIX);
 }

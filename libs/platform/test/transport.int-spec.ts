@@ -15,6 +15,7 @@ import {
   KafkaContractTransport,
   LOGGER,
   Metrics,
+  requestDeadline,
 } from '../src';
 import { eventually, platformTestClient } from './helpers';
 
@@ -235,6 +236,41 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
       expect(elapsed).toBeLessThan(800 + 1_500);
     } finally {
       await client.stop();
+    }
+  });
+
+  it('bounds all the commands of one request by its deadline: sent one after another, they answer within it (issue 21)', async () => {
+    const { server } = await startServer('server-request-deadline', 'echo-request-deadline');
+    const client = await startClient('client-request-deadline', 2_000);
+    try {
+      expect((await client.send(Echo, { text: 'warm-up' }, { key: 'rd' })).text).toBe('warm-up');
+      const nobody = { ...Echo, topic: 'sessionsCommands' } as const;
+      const started = Date.now();
+      // A first command answered slowly (a lookup), then one nobody answers: each alone is within its
+      // 2 s timeout, together they would take 3.5 s; the request's 2 s deadline bounds them both.
+      const err = await requestDeadline
+        .run(started + 2_000, async () => {
+          await client.send(Echo, { text: 'slow lookup', delayMs: 1_500 }, { key: 'rd' });
+          return client.send(nobody, { text: 'nobody' }, { key: 'rd' });
+        })
+        .catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect(err).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(elapsed).toBeGreaterThanOrEqual(1_990);
+      expect(elapsed).toBeLessThan(2_000 + 1_000);
+
+      // A command that would start past the request's deadline is refused at once, nothing sent.
+      const late = Date.now();
+      const refused = await requestDeadline
+        .run(late - 1, () => client.send(Echo, { text: 'too late' }, { key: 'rd' }))
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(Date.now() - late).toBeLessThan(100);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(handled).not.toContain('too late');
+    } finally {
+      await client.stop();
+      await server.close();
     }
   });
 

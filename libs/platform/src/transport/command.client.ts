@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EachMessagePayload } from 'kafkajs';
@@ -50,6 +51,16 @@ interface Pending {
 }
 
 const PROBE = 'probe:';
+
+/**
+ * Issue 21 (D-2, "never a hang"): the time by which the request being served
+ * must be answered (epoch ms). The gateway sets it for each HTTP request; every
+ * command sent on the request's behalf waits at most until then, so a request
+ * that sends several commands one after another (a token lookup, then the
+ * command itself) still answers within the one bound. Unset (a service's own
+ * commands), each command has its own timeout.
+ */
+export const requestDeadline = new AsyncLocalStorage<number>();
 
 /**
  * The requesting side of request/reply over Kafka (ADR 0002).
@@ -143,7 +154,13 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
       parsePayload(contract.payload, wire.plain, name);
       text = wire.text;
     }
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const deadline = requestDeadline.getStore();
+    const ownTimeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const timeoutMs = deadline === undefined ? ownTimeoutMs : Math.min(ownTimeoutMs, deadline - Date.now());
+    if (timeoutMs <= 0) {
+      this.metrics.rpcDuration.observe({ command: name, outcome: 'timeout' }, 0);
+      throw new DomainError(ErrorCode.UNAVAILABLE, 'The request could not be answered within its time limit.');
+    }
     const correlationId = randomUUID();
     const requestId = opts.requestId ?? currentRequestId();
     const stopTimer = this.metrics.rpcDuration.startTimer({ command: name });
