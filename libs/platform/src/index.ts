@@ -13,8 +13,6 @@ export * from './kafka/topic-admin';
 export * from './kafka/message';
 export * from './database/data-source.factory';
 export * from './health/readiness.service';
-export * from './http/error-response';
-export * from './http/http-error.filter';
 export * from './nest/platform.module';
 export * from './nest/tokens';
 export * from './bootstrap/bootstrap';
