@@ -18,7 +18,6 @@ export * from './nest/tokens';
 export * from './bootstrap/bootstrap';
 export * from './bootstrap/dependencies';
 export * from './bootstrap/service';
-export * from './bootstrap/host';
 export * from './bootstrap/main';
 export * from './bootstrap/version';
 export * from './outbox/outbox';
