@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -159,7 +160,7 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         const delay = backoffMs(attempt);
         logger.warn({ err, attempt, retryInMs: delay }, 'start-up failed; retrying');
         probes.waitingFor = { app: err instanceof Error ? err.message : String(err) };
-        await new Promise((r) => setTimeout(r, delay));
+        await sleep(delay);
       }
     }
   } finally {
