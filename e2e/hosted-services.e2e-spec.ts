@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@worktrack/contracts';
-import { freePort, mainOf, memberWithToken, repoRoot, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
+import { freePort, memberWithToken, repoRoot, servicesHostMain, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
 import { call } from './http';
 
 // Issue 17 (ADR 0012): several services in one process (WORKTRACK_SERVICES),
@@ -37,7 +37,7 @@ const readyz = (port: number): Promise<number> =>
     () => 0,
   );
 
-/** `node dist/apps/<first>/src/main.js` with WORKTRACK_SERVICES naming all of `services`, each on a free port. */
+/** `node dist/scripts/services-host.js` with WORKTRACK_SERVICES naming all of `services`, each on a free port. */
 async function startHost(services: readonly string[], args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Host> {
   const ports: Record<string, number> = {};
   const portEnv: Record<string, string> = {};
@@ -46,7 +46,7 @@ async function startHost(services: readonly string[], args: string[] = [], extra
     portEnv[`${s.toUpperCase()}_HTTP_PORT`] = String(ports[s]);
   }
   let output = '';
-  const child = spawn(process.execPath, ['--enable-source-maps', ...args, mainOf(services[0])], {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...args, servicesHostMain()], {
     cwd: repoRoot(),
     env: {
       ...process.env,

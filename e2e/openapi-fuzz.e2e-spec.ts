@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { ErrorCode } from '@worktrack/contracts';
-import { httpStatusOf } from '@worktrack/platform';
+import { D2_STATUS } from './fixtures/d2-status';
 import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type Reply } from './http';
 
@@ -360,7 +360,7 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
         typeof error.message === 'string' &&
         typeof error.code === 'string' &&
         codes.has(error.code) &&
-        httpStatusOf(error.code as ErrorCode) === res.status &&
+        D2_STATUS[error.code as ErrorCode] === res.status &&
         Object.keys(error).every((k) => ['code', 'message', 'details'].includes(k));
       if (!envelope) throw new Error(`not the D-1 envelope with a D-2 code of its status: ${context}`);
       return;

@@ -15,3 +15,5 @@ export const DEFAULT_PORTS = {
   connectors: 3106,
 };
 export const mainOf = (root, app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
+/** Several services in one process (WORKTRACK_SERVICES; scripts/services-host.ts). */
+export const servicesHostOf = (root) => join(root, 'dist', 'scripts', 'services-host.js');

@@ -7,7 +7,7 @@
 // every app (SIGTERM) and stops the broker it started.
 //
 // Issue 17 (ADR 0012): the six services run in one Node process
-// (WORKTRACK_SERVICES, each on its own port) beside the gateway's: two Node
+// (scripts/services-host.ts: WORKTRACK_SERVICES, each on its own port) beside the gateway's: two Node
 // processes instead of seven on this machine. `npm start -- --process-per-app`
 // starts one process per app as in production (k8s: one service per pod).
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
-import { APPS, DEFAULT_PORTS, mainOf, SERVICES } from './apps.mjs';
+import { APPS, DEFAULT_PORTS, mainOf, SERVICES, servicesHostOf } from './apps.mjs';
 import { ensureDeps } from './ensure-deps.mjs';
 import { Supervisor } from './supervisor.mjs';
 
@@ -47,12 +47,12 @@ const tagOf = (app) => `\x1b[${colors.get(app) ?? 37}m${app.padEnd(11)}\x1b[0m`;
 const processPerApp = process.argv.includes('--process-per-app');
 // What each supervised process runs: the gateway, and the six services in one process (or each in its own).
 const processes = processPerApp
-  ? APPS.map((app) => ({ name: app, main: app, env: { HTTP_PORT: String(ports.get(app)) } }))
+  ? APPS.map((app) => ({ name: app, main: mainOf(root, app), env: { HTTP_PORT: String(ports.get(app)) } }))
   : [
-      { name: 'gateway', main: 'gateway', env: { HTTP_PORT: String(ports.get('gateway')) } },
+      { name: 'gateway', main: mainOf(root, 'gateway'), env: { HTTP_PORT: String(ports.get('gateway')) } },
       {
         name: 'services',
-        main: SERVICES[0],
+        main: servicesHostOf(root),
         env: {
           WORKTRACK_SERVICES: SERVICES.join(','),
           ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_HTTP_PORT`, String(ports.get(s))])),
@@ -78,7 +78,7 @@ for (const proc of processes) {
   };
   supervisor.add(proc.name, {
     command: process.execPath,
-    args: ['--enable-source-maps', mainOf(root, proc.main)],
+    args: ['--enable-source-maps', proc.main],
     cwd: root,
     env: { ...env, ...proc.env },
     onOutput: print,

@@ -3,7 +3,7 @@ import { ConnectorsAppModule } from './app.module';
 import { ConnectorsConfig } from './connectors.config';
 import { connectorsDatabase } from './database/data-source';
 
-/** What a process hosting connectors runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs connectors (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<ConnectorsConfig> = {
   name: 'connectors',
   appModule: ConnectorsAppModule,
@@ -11,5 +11,5 @@ export const service: ServiceEntry<ConnectorsConfig> = {
   database: connectorsDatabase,
 };
 
-/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
 if (require.main === module) runServiceMain(service);

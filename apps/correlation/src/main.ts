@@ -3,7 +3,7 @@ import { CorrelationAppModule } from './app.module';
 import { CorrelationConfig } from './correlation.config';
 import { correlationDatabase } from './database/data-source';
 
-/** What a process hosting correlation runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs correlation (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<CorrelationConfig> = {
   name: 'correlation',
   appModule: CorrelationAppModule,
@@ -11,5 +11,5 @@ export const service: ServiceEntry<CorrelationConfig> = {
   database: correlationDatabase,
 };
 
-/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
 if (require.main === module) runServiceMain(service);

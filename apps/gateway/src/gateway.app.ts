@@ -5,6 +5,7 @@ import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { registerBodyParsers } from './connectors/raw-body';
 import { registerCors } from './http/cors';
+import { gatewayErrors } from './http/error-envelope';
 import { registerInputGuard } from './http/input-guard';
 import { registerRequestDeadline } from './http/request-deadline';
 import { gatewayValidationPipe } from './http/validation.pipe';
@@ -33,6 +34,7 @@ export async function startGateway(
     logger,
     metrics,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    errors: gatewayErrors(logger),
     configure: configureGateway,
   });
 }

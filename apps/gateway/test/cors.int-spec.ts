@@ -5,6 +5,7 @@ import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
 import { CORS_MAX_AGE_SECONDS } from '../src/http/cors';
+import { gatewayErrors } from '../src/http/error-envelope';
 
 const LISTED = 'https://app.example.com';
 const ALSO_LISTED = 'http://localhost:5173';
@@ -23,7 +24,13 @@ async function startGateway(overrides: Record<string, string>): Promise<{ app: N
   const config = testConfig(GatewayConfig, overrides);
   const logger = createLogger('gateway', 'silent', config.INSTANCE_ID);
   const metrics = new Metrics('gateway');
-  const app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), { config, logger, metrics, configure: configureGateway });
+  const app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), {
+    config,
+    logger,
+    metrics,
+    errors: gatewayErrors(logger),
+    configure: configureGateway,
+  });
   return { app, base: `http://127.0.0.1:${boundPort(app)}` };
 }
 

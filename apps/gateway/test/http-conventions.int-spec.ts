@@ -22,6 +22,7 @@ import { Access } from '../src/auth/access.decorator';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
+import { gatewayErrors } from '../src/http/error-envelope';
 
 /** A stand-in identity: every member exists. */
 @Controller()
@@ -120,7 +121,7 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     const metrics = new Metrics('gateway');
     app = await createHttpApp(
       { module: ConventionsTestModule, imports: [GatewayModule.forRoot(config, logger, metrics)] },
-      { config, logger, metrics, bodyLimit: config.BODY_LIMIT_BYTES, configure: configureGateway },
+      { config, logger, metrics, errors: gatewayErrors(logger), bodyLimit: config.BODY_LIMIT_BYTES, configure: configureGateway },
     );
     base = `http://127.0.0.1:${boundPort(app)}`;
   });

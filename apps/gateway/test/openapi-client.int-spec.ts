@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
 import { testConfig } from '@worktrack/testing';
 import { configureGateway } from '../src/gateway.app';
+import { gatewayErrors } from '../src/http/error-envelope';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
 
@@ -38,7 +39,13 @@ describe('issue 20: a client generated from GET /openapi.yaml', () => {
     const config = testConfig(GatewayConfig);
     const logger = createLogger('gateway', 'silent', config.INSTANCE_ID);
     const metrics = new Metrics('gateway');
-    app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), { config, logger, metrics, configure: configureGateway });
+    app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), {
+      config,
+      logger,
+      metrics,
+      errors: gatewayErrors(logger),
+      configure: configureGateway,
+    });
     document = await (await fetch(`http://127.0.0.1:${boundPort(app)}/openapi.yaml`)).text();
     dir = mkdtempSync(join(tmpdir(), 'worktrack-client-'));
   });

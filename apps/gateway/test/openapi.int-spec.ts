@@ -7,11 +7,13 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { ErrorCode } from '@worktrack/contracts';
-import { boundPort, createHttpApp, createLogger, httpStatusOf, Metrics } from '@worktrack/platform';
+import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
 import { testConfig } from '@worktrack/testing';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
+import { gatewayErrors } from '../src/http/error-envelope';
+import { httpStatusOf } from '../src/http/error-response';
 
 /** The parts of an OpenAPI 3.1 document this test reads. */
 interface Schema {
@@ -96,6 +98,7 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
       config,
       logger,
       metrics,
+      errors: gatewayErrors(logger),
       configure: async (created) => {
         created
           .getHttpAdapter()

@@ -13,6 +13,7 @@ import { GatewayConfig } from '../src/gateway.config';
 import { RateLimitGuard } from '../src/rate-limit/rate-limit.guard';
 import { RateLimitModule } from '../src/rate-limit/rate-limit.module';
 import type { RateLimitOptions } from '../src/rate-limit/rate-limiter';
+import { gatewayErrors } from '../src/http/error-envelope';
 
 /** How many times a handler ran, across every app of this file: a refused request must not move it. */
 let handled = 0;
@@ -76,7 +77,7 @@ async function startApp(options: Partial<RateLimitOptions>): Promise<TestApp> {
         { provide: APP_GUARD, useExisting: RateLimitGuard },
       ],
     },
-    { config: appConfig, logger, metrics, configure: configureGateway },
+    { config: appConfig, logger, metrics, errors: gatewayErrors(logger), configure: configureGateway },
   );
   return { app, base: `http://127.0.0.1:${boundPort(app)}`, metrics, logged };
 }

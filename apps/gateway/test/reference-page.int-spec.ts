@@ -9,6 +9,7 @@ import { testConfig } from '@worktrack/testing';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
+import { gatewayErrors } from '../src/http/error-envelope';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -68,7 +69,13 @@ describe('issue 20: the reference page at GET /docs in a browser', () => {
     const config = testConfig(GatewayConfig);
     const logger = createLogger('gateway', 'silent', config.INSTANCE_ID);
     const metrics = new Metrics('gateway');
-    app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), { config, logger, metrics, configure: configureGateway });
+    app = await createHttpApp(GatewayModule.forRoot(config, logger, metrics), {
+      config,
+      logger,
+      metrics,
+      errors: gatewayErrors(logger),
+      configure: configureGateway,
+    });
     const base = `http://127.0.0.1:${boundPort(app)}`;
     doc = parse(await (await fetch(`${base}/openapi.yaml`)).text()) as OpenApiDocument;
     ajv.addSchema({ $id: 'https://worktrack.test/openapi', components: doc.components });

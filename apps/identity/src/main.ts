@@ -11,7 +11,7 @@ const admin: Record<string, (args: string[], config: ServiceConfig) => Promise<v
   'republish-members': republishMembersCommand,
 };
 
-/** What a process hosting identity runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs identity (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<IdentityConfig> = {
   name: 'identity',
   appModule: IdentityAppModule,
@@ -20,7 +20,7 @@ export const service: ServiceEntry<IdentityConfig> = {
 };
 
 /**
- * `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its
+ * `node main.js` runs the service; `node main.js migrate` applies its
  * migrations; `node main.js admin …` runs an operator command.
  */
 if (require.main === module) {

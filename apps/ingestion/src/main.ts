@@ -3,7 +3,7 @@ import { IngestionAppModule } from './app.module';
 import { IngestionConfig } from './ingestion.config';
 import { ingestionDatabase } from './database/data-source';
 
-/** What a process hosting ingestion runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs ingestion (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<IngestionConfig> = {
   name: 'ingestion',
   appModule: IngestionAppModule,
@@ -11,5 +11,5 @@ export const service: ServiceEntry<IngestionConfig> = {
   database: ingestionDatabase,
 };
 
-/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
 if (require.main === module) runServiceMain(service);

@@ -3,7 +3,7 @@ import { PlateAppModule } from './app.module';
 import { PlateConfig } from './plate.config';
 import { plateDatabase } from './database/data-source';
 
-/** What a process hosting plate runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs plate (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<PlateConfig> = {
   name: 'plate',
   appModule: PlateAppModule,
@@ -11,5 +11,5 @@ export const service: ServiceEntry<PlateConfig> = {
   database: plateDatabase,
 };
 
-/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
 if (require.main === module) runServiceMain(service);

@@ -3,7 +3,7 @@ import { SessionsAppModule } from './app.module';
 import { SessionsConfig } from './sessions.config';
 import { sessionsDatabase } from './database/data-source';
 
-/** What a process hosting sessions runs (WORKTRACK_SERVICES loads it from here). */
+/** What runs sessions (its own process, or scripts/services-host.ts beside other services). */
 export const service: ServiceEntry<SessionsConfig> = {
   name: 'sessions',
   appModule: SessionsAppModule,
@@ -11,5 +11,5 @@ export const service: ServiceEntry<SessionsConfig> = {
   database: sessionsDatabase,
 };
 
-/** `node main.js` runs the service (or those WORKTRACK_SERVICES names); `node main.js migrate` applies its migrations and exits. */
+/** `node main.js` runs the service; `node main.js migrate` applies its migrations and exits. */
 if (require.main === module) runServiceMain(service);

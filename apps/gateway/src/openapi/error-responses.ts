@@ -1,6 +1,6 @@
 import type { HeaderObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { ErrorCode } from '@worktrack/contracts';
-import { httpStatusOf } from '@worktrack/platform';
+import { httpStatusOf } from '../http/error-response';
 import { SCHEMA_PREFIX } from './validation-schemas';
 
 /** D-2: what each code means to a client. Exhaustive by type, like `httpStatusOf`. */

@@ -1,15 +1,24 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
+import {
+  Catch,
+  HttpException,
+  type ArgumentsHost,
+  type DynamicModule,
+  type ExceptionFilter,
+  type INestApplicationContext,
+  type Type,
+} from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
 import { within } from '../async/within';
 import type { AppConfig } from '../config/base.config';
+import { isDomainError } from '../errors/domain-error';
 import { ReadinessService } from '../health/readiness.service';
-import { HttpErrorFilter, sendError } from '../http/http-error.filter';
-import { httpLayerErrorOptions } from '../http/http-layer-errors';
 import { logContext, NestPinoLogger, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { KafkaClient } from '../kafka/kafka.client';
@@ -25,6 +34,12 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
 }
 
 type ErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+
+/** How an app answers what a request fails on: Nest's errors and Fastify's own go to `send`; `fastify` adds server options (the gateway's HTTP-layer errors). */
+export interface HttpErrorHandling {
+  send: ErrorHandler;
+  fastify?: Partial<FastifyServerOptions>;
+}
 
 /**
  * Nest installs a Fastify error handler that re-wraps Fastify's errors (bad
@@ -44,6 +59,41 @@ class EnvelopeFastifyAdapter extends FastifyAdapter {
   }
 }
 
+/** Every error a route meets goes to the app's `send`. */
+@Catch()
+class SendErrorFilter implements ExceptionFilter {
+  constructor(private readonly send: ErrorHandler) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    this.send(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+}
+
+const PROBE_STATUS: Partial<Record<ErrorCode, number>> = { [ErrorCode.UNAUTHENTICATED]: 401, [ErrorCode.UNAVAILABLE]: 503 };
+
+/**
+ * A service's errors over HTTP, where it serves only /healthz, /readyz and
+ * /metrics: D-1 envelopes for what those raise (UNAVAILABLE, UNAUTHENTICATED)
+ * and for unknown routes, INTERNAL with the request id for anything else. The
+ * gateway brings the whole D-2 mapping (apps/gateway/src/http).
+ */
+function probeErrors(logger: AppLogger): HttpErrorHandling {
+  const answer = (err: unknown, requestId: string): { status: number; error: ErrorBody } => {
+    if (isDomainError(err) && PROBE_STATUS[err.code]) return { status: PROBE_STATUS[err.code] as number, error: err.toBody() };
+    const status = err instanceof HttpException ? err.getStatus() : (err as { statusCode?: unknown }).statusCode;
+    if (status === 404 || status === 405) return { status: 404, error: { code: ErrorCode.NOT_FOUND, message: 'No such route.' } };
+    return { status: 500, error: { code: ErrorCode.INTERNAL, message: `Internal error (request id ${requestId}).` } };
+  };
+  return {
+    send: (err, request, reply) => {
+      const { status, error } = answer(err, request.id);
+      if (status === 500) logger.error({ err, requestId: request.id, method: request.method, url: request.url }, 'internal error');
+      if (!reply.sent) void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+    },
+  };
+}
+
 export interface HttpAppOptions {
   config: AppConfig;
   logger: AppLogger;
@@ -58,6 +108,8 @@ export interface HttpAppOptions {
    * several services gives them all one process-wide logger. Default: `logger`.
    */
   nestLogger?: AppLogger;
+  /** The D-1 envelope for every failure; services default to their probe routes' (`probeErrors`), the gateway brings its own. */
+  errors?: HttpErrorHandling;
   /** The app's message transport (`connectMicroservice({ strategy })`), started after init and before the app listens. */
   microservice?: (app: NestFastifyApplication) => CustomTransportStrategy;
 }
@@ -108,7 +160,7 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         const delay = backoffMs(attempt);
         logger.warn({ err, attempt, retryInMs: delay }, 'start-up failed; retrying');
         probes.waitingFor = { app: err instanceof Error ? err.message : String(err) };
-        await new Promise((r) => setTimeout(r, delay));
+        await sleep(delay);
       }
     }
   } finally {
@@ -122,14 +174,14 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
 
 async function createNestApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const { logger, metrics } = options;
-  const adapter = new EnvelopeFastifyAdapter((error, request, reply) => sendError(logger, error, request, reply), {
+  const errors = options.errors ?? probeErrors(logger);
+  const adapter = new EnvelopeFastifyAdapter(errors.send, {
     bodyLimit: options.bodyLimit ?? 1_048_576,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     requestIdHeader: false,
     logger: false,
     return503OnClosing: true,
-    // Issue 14: router and HTTP-parser errors in the D-1 envelope too.
-    ...httpLayerErrorOptions(logger),
+    ...errors.fastify,
   });
   const fastify = adapter.getInstance();
   fastify.removeContentTypeParser(['text/plain']);
@@ -159,7 +211,7 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
     // JSON only: Fastify's own JSON parser stays; Nest's form parser is not added.
     bodyParser: false,
   });
-  app.useGlobalFilters(new HttpErrorFilter(logger));
+  app.useGlobalFilters(new SendErrorFilter(errors.send));
   await options.configure?.(app);
   return app;
 }

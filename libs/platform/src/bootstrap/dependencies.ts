@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
@@ -12,8 +13,6 @@ export type DependencyCheck = () => Promise<void>;
 
 /** Bounded backoff between start-up attempts: 250 ms doubling up to 5 s. */
 export const backoffMs = (attempt: number, capMs = 5_000): number => Math.min(250 * 2 ** Math.max(0, attempt - 1), capMs);
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** What an app needs before it can start: the Kafka cluster, and its Postgres for the apps that own a schema. */
 export function dependenciesOf(config: AppConfig): Record<string, DependencyCheck> {

@@ -1,7 +1,10 @@
+import type { ServiceName } from '@worktrack/contracts';
 import type { ServiceConfig } from '../config/base.config';
-import { ConfigError } from '../config/load-config';
+import { ConfigError, loadConfig } from '../config/load-config';
 import { createServiceDataSource, ensureDatabase, migrate, type ServiceDataSourceOptions } from '../database/data-source.factory';
-import type { AppLogger } from '../logging/logger';
+import { createLogger, type AppLogger } from '../logging/logger';
+import { drainOnSignals } from './bootstrap';
+import { startService, type ServiceAppModule } from './service';
 
 /** A wrong command line: the message is printed as it is, exit code 2. */
 export class CommandUsageError extends Error {
@@ -53,4 +56,33 @@ export async function runMigrations(
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** What a service's main exports as `service`: what its process runs, and what scripts/services-host.ts loads to host it beside others. */
+export interface ServiceEntry<C extends ServiceConfig = ServiceConfig> {
+  name: ServiceName;
+  appModule: ServiceAppModule<C>;
+  config: new () => C;
+  database: Pick<ServiceDataSourceOptions, 'schema' | 'entities' | 'migrations'>;
+}
+
+/**
+ * A service's main: `node main.js` runs the service; `node main.js migrate`
+ * applies its migrations and exits; `extra` handles further sub-commands
+ * (identity's `admin …`) and returns true when it did.
+ */
+export function runServiceMain<C extends ServiceConfig>(
+  entry: ServiceEntry<C>,
+  extra?: (argv: string[], config: C, logger: AppLogger) => Promise<boolean>,
+): void {
+  runMain(entry.name, async () => {
+    const config = loadConfig(entry.config);
+    const logger = createLogger(entry.name, config.LOG_LEVEL, config.INSTANCE_ID);
+    if (process.argv[2] === 'migrate') {
+      await runMigrations(config, entry.database, logger);
+      return logger.flush();
+    }
+    if (extra && (await extra(process.argv.slice(2), config, logger))) return;
+    drainOnSignals(await startService(entry.name, entry.appModule, config, logger), config, logger);
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
-import { Header, type MessageContract } from '@worktrack/contracts';
+import { Header, isErrorCode, type ErrorBody, type MessageContract } from '@worktrack/contracts';
 
 export type HeaderMap = Record<string, string>;
 
@@ -56,4 +56,11 @@ export function messageMeta(topic: string, partition: number, message: KafkaMess
 export function decodeJson(value: Buffer | null): unknown {
   if (!value || value.length === 0) throw new SyntaxError('empty message value');
   return JSON.parse(value.toString('utf8')) as unknown;
+}
+
+/** `value` when it is a D-2 error body (a code and a message), else undefined. */
+export function asErrorBody(value: unknown): ErrorBody | undefined {
+  const v = (typeof value === 'object' && value !== null ? value : {}) as { code?: unknown; message?: unknown; details?: unknown };
+  if (!isErrorCode(v.code) || typeof v.message !== 'string') return undefined;
+  return { code: v.code, message: v.message, ...(Array.isArray(v.details) ? { details: v.details as ErrorBody['details'] } : {}) };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachMessageHandler, TopicPartitionOffset } from 'kafkajs';
 import type { AppLogger } from '../logging/logger';
 
@@ -81,7 +82,7 @@ export class PeriodicCommits {
     clearInterval(this.timer);
     this.consumer.pause(topics.map((topic) => ({ topic })));
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (this.inFlight > 0 && Date.now() < deadline) await sleep(10);
     await this.commit();
     await this.consumer.disconnect();
   }

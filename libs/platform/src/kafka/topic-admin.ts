@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigResourceTypes, ConfigSource, type Admin } from 'kafkajs';
 import { topicName, type TopicDefinition } from '@worktrack/contracts';
 
@@ -110,6 +111,6 @@ export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs =
       // "unknown topic or partition" right after creation: retry below.
     }
     if (Date.now() > deadline) throw new Error(`Kafka topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }

@@ -2,11 +2,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EachMessagePayload } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ContractViolation,
   ErrorCode,
   Header,
-  isErrorCode,
   parsePayload,
   toWire,
   Topics,
@@ -16,7 +16,7 @@ import {
 import { DomainError } from '../errors/domain-error';
 import { MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
 import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
-import { decodeJson, readHeaders } from '../kafka/message';
+import { asErrorBody, decodeJson, readHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 
@@ -131,7 +131,7 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
   async stop(): Promise<void> {
     this.accepting = false;
     const deadline = Date.now() + this.options.timeoutMs;
-    while (this.pending.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (this.pending.size > 0 && Date.now() < deadline) await sleep(20);
     const consumer = this.consumer;
     this.consumer = undefined;
     await this.client.stopPrivateConsumer(consumer, this.replyGroup);
@@ -281,19 +281,9 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
 }
 
 function toReplyBody(value: unknown): ReplyBody {
-  if (typeof value === 'object' && value !== null && 'ok' in value) {
-    const v = value as { ok: unknown; data?: unknown; error?: { code?: unknown; message?: unknown; details?: unknown } };
-    if (v.ok === true) return { ok: true, data: v.data };
-    if (v.ok === false && v.error && isErrorCode(v.error.code) && typeof v.error.message === 'string') {
-      return {
-        ok: false,
-        error: {
-          code: v.error.code,
-          message: v.error.message,
-          ...(Array.isArray(v.error.details) ? { details: v.error.details as { path: string; issue: string }[] } : {}),
-        },
-      };
-    }
-  }
+  const v = (typeof value === 'object' && value !== null ? value : {}) as { ok?: unknown; data?: unknown; error?: unknown };
+  if (v.ok === true) return { ok: true, data: v.data };
+  const error = v.ok === false ? asErrorBody(v.error) : undefined;
+  if (error) return { ok: false, error };
   throw new ContractViolation('reply', [{ path: '', issue: 'not a reply body' }]);
 }

@@ -1,21 +1,13 @@
 import type { CustomTransportStrategy, MessageHandler } from '@nestjs/microservices';
 import { RpcException, Server } from '@nestjs/microservices';
 import type { EachBatchPayload, EachMessagePayload, KafkaMessage, Message } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { lastValueFrom } from 'rxjs';
-import {
-  ContractViolation,
-  ErrorCode,
-  Header,
-  isErrorCode,
-  Topics,
-  type ErrorBody,
-  type ReplyBody,
-  type TopicKey,
-} from '@worktrack/contracts';
+import { ContractViolation, ErrorCode, Header, Topics, type ReplyBody, type TopicKey } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
-import { MessageTooLargeError, recordBytes, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
+import { MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
 import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
-import { decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
+import { asErrorBody, decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { ContractContext } from './contract.context';
@@ -30,7 +22,6 @@ export interface KafkaContractTransportOptions {
   sessionTimeoutMs?: number;
 }
 
-/** Errors that no retry can fix: the event goes to the dead-letter topic at once. */
 /**
  * How often a group with `reportLag` publishes `worktrack_kafka_consumer_lag`
  * (two admin requests per group). Issue 17: every 5 s it was a visible part of
@@ -38,6 +29,7 @@ export interface KafkaContractTransportOptions {
  */
 export const LAG_REPORT_INTERVAL_MS = 30_000;
 
+/** Errors that no retry can fix: the event goes to the dead-letter topic at once. */
 const isPermanent = (err: unknown): boolean => err instanceof ContractViolation || err instanceof SyntaxError || isDomainError(err);
 
 interface EventGroup {
@@ -257,7 +249,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       const data = await this.invoke(handler, decodeJson(value), new ContractContext([meta, 'command']));
       return { ok: true, data };
     } catch (err) {
-      const body = err instanceof RpcException ? toErrorBody(err.getError()) : undefined;
+      const body = err instanceof RpcException ? asErrorBody(err.getError()) : undefined;
       if (body) return { ok: false, error: body };
       // Outside the handler's filter: an unreadable value.
       this.log.error({ err, type: meta.type }, 'command failed');
@@ -266,11 +258,11 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
   }
 
   /**
-   * Sends exactly one reply. A reply larger than the reply topic accepts becomes
-   * an error reply (it would fail at the broker, and with it every reply sharing
-   * its produce request); a send that fails for a passing reason (broker or
-   * leader moving) is retried until the requester's deadline, then given up:
-   * the requester has answered 503 by then.
+   * Sends exactly one reply. A reply larger than the reply topic accepts
+   * (refused by `KafkaClient.send` before it joins a produce request) becomes an
+   * error reply; a send that fails for a passing reason (broker or leader
+   * moving) is retried until the requester's deadline, then given up: the
+   * requester has answered 503 by then.
    */
   private async reply(meta: MessageMeta, to: ReplyTo, body: ReplyBody): Promise<void> {
     const headers = {
@@ -280,24 +272,18 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       ...(meta.requestId ? { [Header.requestId]: meta.requestId } : {}),
     };
     const message = (b: ReplyBody): Message => ({ key: to.correlationId, value: JSON.stringify(b), headers });
-    const internal = (): Message => message({ ok: false, error: internalErrorBody(meta.requestId) });
     let outgoing = message(body);
-    const size = recordBytes(outgoing);
-    const limit = this.client.maxMessageBytes(to.replyTo);
-    if (size > limit) {
-      this.log.error(
-        { type: meta.type, bytes: size, limit, replyTo: to.replyTo },
-        'reply larger than its topic accepts; answering with an error',
-      );
-      outgoing = internal();
-    }
     for (let attempt = 0; ; attempt++) {
       try {
         await this.client.send(to.replyTo, [outgoing]);
         return;
       } catch (err) {
         if (err instanceof MessageTooLargeError) {
-          outgoing = internal();
+          this.log.error(
+            { type: meta.type, bytes: err.bytes, limit: err.limit },
+            'reply larger than its topic accepts; answering with an error',
+          );
+          outgoing = message({ ok: false, error: internalErrorBody(meta.requestId) }); // small: always fits
           continue;
         }
         const wait = Math.min(100 * 2 ** attempt, 1_000);
@@ -310,7 +296,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
           return;
         }
         this.log.warn({ err, type: meta.type, attempt: attempt + 1 }, 'reply not sent; retrying');
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait);
       }
     }
   }
@@ -399,7 +385,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         }
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'retried' });
         this.log.warn({ err, attempt, topic, partition, offset: meta.offset }, 'handler failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+        await sleep(Math.min(100 * 2 ** attempt, 5_000));
         await heartbeat();
       }
     }
@@ -425,10 +411,4 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
-}
-
-function toErrorBody(value: unknown): ErrorBody | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as { code?: unknown; message?: unknown };
-  return isErrorCode(v.code) && typeof v.message === 'string' ? (value as ErrorBody) : undefined;
 }

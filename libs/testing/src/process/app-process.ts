@@ -44,14 +44,20 @@ export interface AppProcess {
 }
 
 export const mainOf = (app: string): string => join(repoRoot(), 'dist', 'apps', app, 'src', 'main.js');
+/** Several services in one process (WORKTRACK_SERVICES), as `npm start` runs them. */
+export const servicesHostMain = (): string => join(repoRoot(), 'dist', 'scripts', 'services-host.js');
 
 /**
  * Runs an app as its own process from the build (`dist/`, made by
  * `npm run build`), like production does, on a free port, and waits until
  * its /readyz answers 200.
  */
-export async function startAppProcess(app: string, env: Record<string, string> = {}, readyTimeoutMs = 30_000): Promise<AppProcess> {
-  const main = mainOf(app);
+export async function startAppProcess(
+  app: string,
+  env: Record<string, string> = {},
+  readyTimeoutMs = 30_000,
+  main = mainOf(app),
+): Promise<AppProcess> {
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build before the end-to-end tests`);
   const port = env.HTTP_PORT ? Number(env.HTTP_PORT) : await freePort();
   let output = '';
@@ -107,7 +113,7 @@ export async function startAppProcess(app: string, env: Record<string, string> =
 
 /**
  * Issue 17: several services in one process (WORKTRACK_SERVICES), as `npm
- * start` runs them — the first one's main, each service on a free port of its
+ * start` runs them (scripts/services-host.ts), each service on a free port of its
  * own (`<NAME>_HTTP_PORT`); waits until every one's /readyz answers 200. The
  * handle's `url` is the first service's; `app` is `services`.
  */
@@ -124,6 +130,7 @@ export async function startHostedServices(
     services[0],
     { ...env, ...ports, WORKTRACK_SERVICES: services.join(','), HTTP_PORT: portOf(services[0]) },
     readyTimeoutMs,
+    servicesHostMain(),
   );
   const deadline = Date.now() + readyTimeoutMs;
   for (const s of services.slice(1)) {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ErrorCode } from '@worktrack/contracts';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import type { AppLogger } from '../logging/logger';
+import type { AppLogger } from '@worktrack/platform';
 import { respond, type ErrorResponse } from './error-response';
-import { sendError } from './http-error.filter';
+import { sendError } from './error-envelope';
 
 /**
  * Errors met before a request reaches a route (issue 14): they still leave

@@ -1,7 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
-import { DomainError, isDomainError } from '../errors/domain-error';
-import { isTransientInfrastructureError, TRANSIENT_MESSAGE } from '../errors/transient';
+import { DomainError, isDomainError, isTransientInfrastructureError, TRANSIENT_MESSAGE } from '@worktrack/platform';
 
 /** D-2: the one mapping from error code to HTTP status; a `Record` over every code, so exhaustive by type. */
 const HTTP_STATUS: Record<ErrorCode, number> = {

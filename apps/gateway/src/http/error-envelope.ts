@@ -1,19 +1,15 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppLogger } from '../logging/logger';
+import type { AppLogger, HttpErrorHandling } from '@worktrack/platform';
 import { toErrorResponse } from './error-response';
+import { httpLayerErrorOptions } from './http-layer-errors';
 
-/** The one filter: every error a request can meet leaves as the D-1 envelope. */
-@Catch()
-export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: AppLogger) {}
-
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    sendError(this.logger, exception, request, reply);
-  }
+/**
+ * The gateway's one error mapping (D-1, D-2): every error a request can meet —
+ * a route's, Fastify's own (bad JSON, size, media type), the router's and the
+ * HTTP parser's (issue 14) — leaves as the D-1 envelope.
+ */
+export function gatewayErrors(logger: AppLogger): HttpErrorHandling {
+  return { send: (error, request, reply) => sendError(logger, error, request, reply), fastify: httpLayerErrorOptions(logger) };
 }
 
 export function sendError(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {

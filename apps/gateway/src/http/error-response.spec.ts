@@ -1,6 +1,8 @@
 import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { ErrorCode } from '@worktrack/contracts';
-import { DomainError } from '../errors/domain-error';
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { DomainError } from '@worktrack/platform';
 import { httpStatusOf, toErrorResponse } from './error-response';
 
 /** D-2, as written in decisions.md. */
@@ -24,6 +26,8 @@ const D2: Record<ErrorCode, number> = {
   INTERNAL: 500,
   UNAVAILABLE: 503,
 };
+
+const pgError = (code: string, message = 'x'): DatabaseError => Object.assign(new DatabaseError(message, 0, 'error'), { code });
 
 describe('D-2 error codes', () => {
   it('maps every code to the status decisions.md gives it', () => {
@@ -60,5 +64,16 @@ describe('D-2 error codes', () => {
       internal: true,
       body: { error: { code: 'INTERNAL', message: 'Internal error (request id req-9).' } },
     });
+  });
+
+  it('says UNAVAILABLE (503) for a transient dependency failure (issue 19), never the driver message', () => {
+    const res = toErrorResponse(
+      new QueryFailedError('insert', [], pgError('57P01', 'terminating connection due to administrator command')),
+      'req-1',
+    );
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe(ErrorCode.UNAVAILABLE);
+    expect(JSON.stringify(res.body)).not.toContain('administrator');
+    expect(toErrorResponse(new TypeError('boom'), 'req-2').status).toBe(500);
   });
 });
