@@ -159,6 +159,21 @@ describe('worktrack CLI end to end', () => {
     expect(help.stdout).toMatch(/Exit codes:/);
   });
 
+  it('reads the URL and token from --url and --token ahead of the environment, and names what is missing (exit 2)', async () => {
+    const m = member('flags');
+    // The environment names a closed port and a token of nobody: the flags must win.
+    const wrongEnv = { WORKTRACK_URL: 'http://127.0.0.1:9/v1', WORKTRACK_TOKEN: `wt_aaaaaaaa_${'b'.repeat(43)}` };
+    const me = await cli(['me', '--json', '--url', `http://127.0.0.1:${port}`, '--token', m.token], m.token, { env: wrongEnv });
+    expect(me).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(me.stdout)).toMatchObject({ member_id: m.memberId });
+    const noUrl = await cli(['me'], m.token, { env: { WORKTRACK_URL: '' } });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/set WORKTRACK_URL or pass --url/);
+    const noToken = await cli(['me'], m.token, { env: { WORKTRACK_TOKEN: '' } });
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toMatch(/set WORKTRACK_TOKEN or pass --token/);
+  });
+
   it('runs a session and the plate: start, pause, resume and close without an id; assign; me', async () => {
     const m = member('session');
     const teammate = member('mate');

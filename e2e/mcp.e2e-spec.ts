@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import jwt from 'jsonwebtoken';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +11,8 @@ import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type Membe
 import { call, type ErrorBody } from './http';
 
 const run = randomUUID().slice(0, 8);
+/** The gateway's session-JWT secret (HS256), so this test can sign a session JWT as an identity provider would. */
+const JWT_SECRET = `mcp-e2e-${randomUUID()}`;
 const MCP_MAIN = join(repoRoot(), 'dist', 'apps', 'mcp', 'src', 'main.js');
 const TOOLS = [
   'whoami',
@@ -64,8 +67,10 @@ describe('the MCP server end to end', () => {
 
   beforeAll(async () => {
     // Generous start-up bounds: the machine may be shared and busy.
-    apps.push(...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation'].map((a) => startAppProcess(a, {}, 120_000)))));
-    gateway = await startAppProcess('gateway', {}, 120_000);
+    apps.push(
+      ...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation', 'plate'].map((a) => startAppProcess(a, {}, 120_000)))),
+    );
+    gateway = await startAppProcess('gateway', { JWT_SECRET }, 120_000);
     apps.push(gateway);
     member = memberWithToken({ workspace: `mcp-${run}`, email: `mcp-${run}@example.com` });
     wt = createWorktrackClient({ baseUrl: gateway.url, token: member.token });
@@ -156,6 +161,36 @@ describe('the MCP server end to end', () => {
       expect(stored).toHaveLength(1);
     },
   );
+
+  it('takes a session JWT as the bearer too, over streamable HTTP and over stdio, and its tools act as that member', async () => {
+    const sessionJwt = jwt.sign({ sub: member.memberId, wid: member.workspaceId }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 300 });
+    for (const transport of [httpTransport(sessionJwt), stdioTransport(sessionJwt)]) {
+      const client = await connect(transport);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+      expect(dataOf<{ member_id: string }>(await callTool(client, 'whoami')).member_id).toBe(member.memberId);
+    }
+    // A JWT signed with another secret is no credential: no tools.
+    const forged = jwt.sign({ sub: member.memberId, wid: member.workspaceId }, 'not-the-secret', { algorithm: 'HS256', expiresIn: 300 });
+    await expect(connect(httpTransport(forged))).rejects.toThrow();
+  });
+
+  it("puts an item on a teammate's plate with assign_to_plate, and the teammate's my_plate lists it", async () => {
+    const teammate = memberWithToken({ workspace: `mcp-${run}`, email: `mcp-mate-${run}@example.com` });
+    const title = `review the MCP tools ${run}`;
+    const assigner = await connect(httpTransport(member.token));
+    const assigned = dataOf<{ assignee_id: string; plate_date: string; overflowed: boolean }>(
+      await callTool(assigner, 'assign_to_plate', { assignee_id: teammate.memberId, title }),
+    );
+    expect(assigned).toMatchObject({ assignee_id: teammate.memberId, overflowed: false });
+
+    const mine = await connect(stdioTransport(teammate.token));
+    const answer = await callTool(mine, 'my_plate', { date: assigned.plate_date });
+    const day = dataOf<{ date: string; items: Array<{ title: string; assigned_by: string; done: boolean }> }>(answer);
+    expect(day.date).toBe(assigned.plate_date);
+    expect(day.items).toEqual([expect.objectContaining({ title, assigned_by: member.memberId, done: false })]);
+    // The list's cursor comes along with the data, as the API answers it.
+    expect(answer.structuredContent).toMatchObject({ meta: { cursor: null } });
+  });
 
   it('keeps a report_only token to its scope: it reports and runs its own sessions, but assign_to_plate is FORBIDDEN', async () => {
     const client = await connect(httpTransport(reporter));

@@ -176,4 +176,48 @@ describe('the typed SDK end to end', () => {
     expect(invalid.details.map((d) => d.path)).toContain('events[1].event_type');
     await expect(wt.listSessions({ cursor: 'forged' })).rejects.toMatchObject({ status: 400, code: 'INVALID_CURSOR' });
   });
+
+  // Last: it stops and restarts the sessions service.
+  it('retries a session start through real 503s while the sessions service is down, into one session (D-28)', async () => {
+    const m = memberWithToken({ workspace: `sdk-503-${run}`, email: `sdk-503-${run}@example.com` });
+    // A gateway that gives up on a silent service after 2 s (503 UNAVAILABLE), so the retries come quickly.
+    const edge = await startAppProcess('gateway', { REQUEST_TIMEOUT_MS: '2000' }, 120_000);
+    apps.push(edge);
+    const statuses: number[] = [];
+    let refused!: () => void;
+    const firstRefusal = new Promise<void>((resolve) => (refused = resolve));
+    const client = createWorktrackClient({
+      baseUrl: edge.url,
+      token: m.token,
+      retry: { baseDelayMs: 500, maxDelayMs: 2_000, maxAttempts: 200, budgetMs: 240_000 },
+      fetch: async (request) => {
+        const response = await fetch(request);
+        statuses.push(response.status);
+        if (response.status === 503) refused();
+        return response;
+      },
+    });
+
+    const sessions = apps.find((a) => a.app === 'sessions')!;
+    await sessions.stop();
+    apps.splice(apps.indexOf(sessions), 1);
+    const starting = client.startSession({ intent_text: `sdk 503 ${run}`, source: 'timer' }).then(
+      (session) => ({ session }),
+      (error: unknown) => ({ error }),
+    );
+    // The API answers 503 while the service is away; the SDK keeps retrying with the same generated key.
+    await Promise.race([firstRefusal, starting]);
+    apps.push(await startAppProcess('sessions', {}, 120_000));
+    const outcome = await starting;
+    if ('error' in outcome) throw outcome.error;
+
+    expect(statuses[0]).toBe(503);
+    expect(statuses.at(-1)).toBe(201);
+    expect(statuses.slice(0, -1).every((status) => status === 503)).toBe(true);
+    expect(outcome.session).toMatchObject({ state: 'active', intent_text: `sdk 503 ${run}` });
+    // The refused attempts and the one that went through carried one key: one session, not one per attempt.
+    const reader = createWorktrackClient({ baseUrl: gateway.url, token: m.token });
+    const mine = (await reader.listSessions({ limit: 100 })).data;
+    expect(mine.map((s) => s.session_id)).toEqual([outcome.session.session_id]);
+  }, 300_000);
 });
