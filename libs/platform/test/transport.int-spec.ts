@@ -243,7 +243,15 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
     const { server } = await startServer('server-request-deadline', 'echo-request-deadline');
     const client = await startClient('client-request-deadline', 2_000);
     try {
-      expect((await client.send(Echo, { text: 'warm-up' }, { key: 'rd' })).text).toBe('warm-up');
+      // The server's group may still be settling on a loaded machine: warm up until it answers.
+      await eventually(
+        () =>
+          client.send(Echo, { text: 'warm-up' }, { key: 'rd' }).then(
+            (r) => r.text === 'warm-up',
+            () => false,
+          ),
+        'the server to answer a warm-up command',
+      );
       const nobody = { ...Echo, topic: 'sessionsCommands' } as const;
       const started = Date.now();
       // A first command answered slowly (a lookup), then one nobody answers: each alone is within its
