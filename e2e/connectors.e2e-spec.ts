@@ -1,4 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
 
@@ -213,5 +215,40 @@ describe('connectors end to end', () => {
     expect(res.status).toBe(404);
     const listed = await call<{ data: unknown[] }>(gateway.url, 'GET', '/v1/connectors', { token: member.token });
     expect(JSON.stringify(listed.body)).not.toContain(created.body.data.connector_id);
+  });
+
+  it('answers 200 over HTTP to every Slack documented example, ignored ones too; only the mapped ones reach the timeline (issue 18)', async () => {
+    // Slack retries, then disables, an app whose Request URL answers a signed, well-formed delivery with anything but 2xx.
+    const dir = join(__dirname, '..', 'apps', 'connectors', 'test', 'fixtures', 'slack', 'docs');
+    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, { kind: string }>;
+    const created = await call<Connector>(gateway.url, 'POST', '/v1/connectors', {
+      token: member.token,
+      body: { kind: 'slack', name: 'acme-workspace', secret: SECRET },
+    });
+    expect(created.status).toBe(201);
+    const path = created.body.data.hook_path;
+    expect(path).toBe(`/hooks/slack/${created.body.data.connector_id}`);
+
+    const outcomes: Record<string, string> = {};
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'expected.json')) {
+      const example = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
+      const raw = JSON.stringify(example.type === 'event_callback' ? { ...example, event_id: `Ev${randomUUID()}` } : example);
+      const ts = String(Math.floor(Date.now() / 1000));
+      const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${raw}`).digest('hex')}`;
+      const res = await hook(path, raw, { 'x-slack-request-timestamp': ts, 'x-slack-signature': signature });
+      const body = (await res.json()) as { data?: { outcome: string }; challenge?: string };
+      expect([file, res.status]).toEqual([file, 200]);
+      outcomes[file.replace(/\.json$/, '')] = body.challenge !== undefined ? 'url_verification' : (body.data?.outcome ?? 'none');
+    }
+    const want = Object.fromEntries(Object.entries(expected).map(([name, { kind }]) => [name, kind === 'mapped' ? 'accepted' : kind]));
+    expect(outcomes).toEqual(want);
+
+    const mapped = Object.values(want).filter((o) => o === 'accepted').length;
+    const slackEvents = async (): Promise<Timeline['data']> =>
+      (await call<Timeline>(gateway.url, 'GET', '/v1/activity/events?source_type=slack&limit=100', { token: member.token })).body.data;
+    await eventually(async () => (await slackEvents()).length >= mapped, `${mapped} slack events on the timeline`);
+    const stored = await slackEvents();
+    expect(stored).toHaveLength(mapped);
+    expect(stored.every((e) => typeof e.payload.user === 'string')).toBe(true); // never a message by nobody
   });
 });

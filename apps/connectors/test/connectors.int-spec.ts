@@ -50,6 +50,28 @@ function largeFeed(): string {
   return lines.join('\r\n');
 }
 
+/** An all-day event and a floating time, no X-WR-TIMEZONE: both are read in the member's zone (issue 18). */
+const MEMBER_ZONE_FEED = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//test//member zone//EN',
+  'BEGIN:VEVENT',
+  'UID:allday@member-zone',
+  'DTSTAMP:20261101T000000Z',
+  'DTSTART;VALUE=DATE:20261117',
+  'DTEND;VALUE=DATE:20261118',
+  'SUMMARY:Offsite',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  'UID:floating@member-zone',
+  'DTSTAMP:20261101T000000Z',
+  'DTSTART:20261117T100000',
+  'DURATION:PT30M',
+  'SUMMARY:Standup',
+  'END:VEVENT',
+  'END:VCALENDAR',
+].join('\r\n');
+
 /**
  * The connectors service with real identity and ingestion services, Kafka and
  * Postgres (D-36): signed provider deliveries become stored events through
@@ -130,6 +152,10 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       }
       if (req.url === '/large.ics') {
         res.writeHead(200, { 'content-type': 'text/calendar' }).end(largeFeed());
+        return;
+      }
+      if (req.url === '/member-zone.ics') {
+        res.writeHead(200, { 'content-type': 'text/calendar' }).end(MEMBER_ZONE_FEED);
         return;
       }
       if (req.url === '/one-bad-event.ics') {
@@ -414,6 +440,32 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
 
       await poller.poll(mixed.connectorId, new Date('2026-11-20T12:05:00Z')); // the same skip is not logged again
       expect((await deliveries(mixed.connectorId)).filter((d) => d.state === 'ignored')).toHaveLength(1);
+    });
+
+    it("reads all-day and floating times in the member's zone, as identity records it (issue 18)", async () => {
+      const run = randomUUID().slice(0, 8);
+      const tokyo = memberWithToken({ workspace: `conn-tz-${run}`, email: `tz-${run}@example.com`, timezone: 'Asia/Tokyo' });
+      const tokyoActor: ActorV1 = { memberId: tokyo.memberId, workspaceId: tokyo.workspaceId, scope: 'full', credential: 'api_token' };
+      const { port } = feedServer.address() as AddressInfo;
+      const connector = await rpc.send(
+        CreateConnector,
+        { actor: tokyoActor, name: 'tokyo', kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/member-zone.ics` },
+        { key: tokyoActor.memberId },
+      );
+      await connectorsApp.get(CalendarPoller).poll(connector.connectorId, new Date('2026-11-20T12:00:00Z'));
+      const stored = async (): Promise<StoredEventV1[]> =>
+        (await rpc.send(ListEvents, { actor: tokyoActor, limit: 100, sourceType: 'calendar' }, { key: tokyoActor.memberId })).events;
+      await eventually(async () => (await stored()).length === 2, 'both meetings stored');
+      const events = await stored();
+      const byTitle = new Map(events.map((e) => [e.payload.title, e]));
+      // Midnight to midnight in Tokyo (UTC+9), and 10:00 Tokyo time; a UTC reading would give 00:00Z and 10:00Z.
+      expect(byTitle.get('Offsite')).toMatchObject({ occurredAt: '2026-11-16T15:00:00.000Z' });
+      expect(byTitle.get('Offsite')?.payload).toMatchObject({
+        all_day: true,
+        starts_at: '2026-11-16T15:00:00.000Z',
+        ends_at: '2026-11-17T15:00:00.000Z',
+      });
+      expect(byTitle.get('Standup')).toMatchObject({ occurredAt: '2026-11-17T01:00:00.000Z' });
     });
   });
   describe('undeliverable events (issue 14)', () => {

@@ -70,6 +70,18 @@ describe('real-world exports agree with node-ical (issue 18)', () => {
     ['synology-date-without-value.ics', 'Asia/Tokyo', 'Synology: DATE values without VALUE=DATE'],
     ['wordpress-no-uid-floating.ics', 'America/Chicago', 'WordPress plugin: floating times, no UID, no X-WR-TIMEZONE'],
     ['fastmail-floating-wr-timezone.ics', 'America/New_York', 'Fastmail: floating series read in X-WR-TIMEZONE'],
+    [
+      'exchange-allday-override-datetime-recurrence-id.ics',
+      'Europe/Berlin',
+      'Exchange: all-day series whose overrides name their day by a zoned DATE-TIME RECURRENCE-ID',
+    ],
+    [
+      'exchange-allday-override-datetime-recurrence-id.ics',
+      'America/New_York',
+      'Exchange: the same, for a member in another zone than the RECURRENCE-ID (midnight there is another instant)',
+    ],
+    ['exchange-allday-override-datetime-recurrence-id.ics', 'Asia/Tokyo', 'Exchange: the same, for a member east of the zone'],
+    ['exchange-tzid-quote-around-value.ics', 'Europe/Berlin', 'Exchange: a TZID quote closed after the value (mis-quoted TZID)'],
   ])('%s (%s): %s', (file, zone) => {
     const text = read(file);
     const ours = ourOccurrences(text, zone);

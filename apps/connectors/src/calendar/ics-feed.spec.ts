@@ -409,6 +409,23 @@ describe('expandInstances recurrence rules', () => {
     ]);
   });
 
+  it('matches an all-day override by the day its DATE-TIME RECURRENCE-ID names, in any member zone (issue 18)', () => {
+    // Exchange names the day as zoned midnight; others in UTC (read in X-WR-TIMEZONE). Either replaces that day's occurrence.
+    const text = calendar(
+      'UID:h\nDTSTART;VALUE=DATE:20261116\nDTEND;VALUE=DATE:20261117\nRRULE:FREQ=DAILY;COUNT=3\nSUMMARY:Home',
+      'UID:h\nRECURRENCE-ID;TZID=Europe/Berlin:20261117T000000\nDTSTART;VALUE=DATE:20261120\nDTEND;VALUE=DATE:20261121\nSUMMARY:Moved',
+      'UID:h\nRECURRENCE-ID:20261117T230000Z\nDTSTART;VALUE=DATE:20261121\nDTEND;VALUE=DATE:20261122\nSUMMARY:Moved too',
+    ).replace('PRODID:-//test//EN', 'PRODID:-//test//EN\r\nX-WR-TIMEZONE:Europe/Berlin');
+
+    for (const memberZone of ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo']) {
+      const instances = expandInstances(parseIcsFeed(text, { memberZone }), window('2026-11-14T00:00:00Z', '2026-11-24T00:00:00Z'));
+      expect(instances.map((i) => i.title)).toEqual(['Home', 'Moved', 'Moved too']);
+      // Each override carries the key of the occurrence it replaces: the 17th and the 18th, midnight in the member's zone.
+      const first = Date.parse(instances[0].recurrenceId ?? '');
+      expect(instances.map((i) => Date.parse(i.recurrenceId ?? '') - first)).toEqual([0, 86_400_000, 2 * 86_400_000]);
+    }
+  });
+
   it('expands a daily rule without end up to the window', () => {
     const instances = expand(
       calendar('UID:d\nDTSTART:20261101T090000Z\nRRULE:FREQ=DAILY'),

@@ -13,8 +13,11 @@ import { canonicalIana, ianaZoneFor } from './time-zones';
  * in `skipped` (UID or position, line, reason) and the others are kept.
  *
  * Real exports are read as calendar apps read them: a DATE given without
- * `VALUE=DATE`, an unquoted TZID holding a colon (`(UTC-05:00) Eastern…`)
- * or a TZID missing its closing quote are repaired before parsing.
+ * `VALUE=DATE`, an unquoted TZID holding a colon (`(UTC-05:00) Eastern…`),
+ * a TZID missing its closing quote or closing it after the value are
+ * repaired before parsing. An override of an all-day series is matched by
+ * the day its RECURRENCE-ID names, whether that is a DATE or (Exchange) a
+ * zoned midnight.
  *
  * Time zones resolve per feed: ical.js (2.x) looks a TZID up in the
  * VTIMEZONEs of the VCALENDAR the property belongs to, so nothing is
@@ -120,6 +123,14 @@ export interface IcsEvent {
   readonly uid: string;
   /** Epoch ms of RECURRENCE-ID; null for a master or a single event. */
   readonly recurrenceIdMs: number | null;
+  /**
+   * The RECURRENCE-ID's day as an all-day occurrence of the master is placed
+   * (midnight in the member's zone): the key an override of an all-day
+   * series is matched by, since Exchange writes its RECURRENCE-ID as a
+   * DATE-TIME (`RECURRENCE-ID;TZID=W. Europe Standard Time:20260226T000000`)
+   * while the series' occurrences are DATEs. null when recurrenceIdMs is.
+   */
+  readonly recurrenceIdDayMs: number | null;
   readonly sequence: number;
   readonly status: InstanceStatus;
   /** null when the VEVENT has no SUMMARY at all (an override then inherits the master's). */
@@ -237,9 +248,11 @@ export function expandFeed(feed: IcsFeed, window: TimeWindow, limits: Readonly<E
     const master = newest(group.filter((e) => e.recurrenceIdMs === null));
     const overrides = new Map<number, IcsEvent>();
     for (const e of group) {
-      if (e.recurrenceIdMs === null) continue;
-      const seen = overrides.get(e.recurrenceIdMs);
-      if (!seen || e.sequence > seen.sequence) overrides.set(e.recurrenceIdMs, e);
+      // An all-day series' occurrences are days: its overrides are matched by the day they name.
+      const key = master?.allDay ? e.recurrenceIdDayMs : e.recurrenceIdMs;
+      if (key === null) continue;
+      const seen = overrides.get(key);
+      if (!seen || e.sequence > seen.sequence) overrides.set(key, e);
     }
 
     if (master && !master.recurring) {
@@ -458,10 +471,13 @@ function decodeEvent(vevent: ICAL.Component, at: DecodeContext): IcsEvent {
   if (!Number.isFinite(startMs) || !Number.isFinite(endMs)) return fail('dtstart', 'DTSTART/DTEND out of range');
 
   let recurrenceIdMs: number | null = null;
+  let recurrenceIdDayMs: number | null = null;
   const recurrenceId = read('recurrence-id');
   if (recurrenceId !== null) {
     if (!(recurrenceId instanceof ICAL.Time)) return fail('recurrence-id', 'invalid RECURRENCE-ID');
     recurrenceIdMs = instantMs(recurrenceId, tzidOf(vevent.getFirstProperty('recurrence-id')) ?? tzid, context);
+    recurrenceIdDayMs = dayStartMs(recurrenceId, recurrenceIdMs, context);
+    if (!Number.isFinite(recurrenceIdMs) || recurrenceIdDayMs === null) return fail('recurrence-id', 'RECURRENCE-ID out of range');
   }
 
   const instants = new Set<number>();
@@ -501,6 +517,7 @@ function decodeEvent(vevent: ICAL.Component, at: DecodeContext): IcsEvent {
     position: at.position,
     uid: label ?? derivedUid(at),
     recurrenceIdMs,
+    recurrenceIdDayMs,
     sequence: clampSequence(read('sequence')),
     status: status === null ? 'confirmed' : toStatus(status),
     title: title === '' ? null : title,
@@ -578,6 +595,25 @@ function instantMs(time: ICAL.Time, tzid: string | null, context: TimeContext): 
     if (zoned !== null) return zoned;
   }
   return time.toUnixTime() * 1000;
+}
+
+/**
+ * Midnight, in the member's zone, of the day a time names: its own date for
+ * a DATE or a zoned or floating wall-clock time; for a UTC time (no wall
+ * clock of its own), its date in the calendar's floating zone.
+ */
+function dayStartMs(time: ICAL.Time, ms: number, context: TimeContext): number | null {
+  let day = { year: time.year, month: time.month, day: time.day };
+  if (!time.isDate && time.zone === ICAL.Timezone.utcTimezone) {
+    const formatter = formatterFor(context.floating);
+    if (!formatter) return null;
+    const part = (type: Intl.DateTimeFormatPartTypes): number =>
+      Number(formatter.formatToParts(new Date(ms)).find((p) => p.type === type)?.value ?? NaN);
+    day = { year: part('year'), month: part('month'), day: part('day') };
+  }
+  const midnight = ICAL.Time.fromData({ ...day, isDate: true });
+  const result = zonedToUtc(midnight, context.allDay) ?? Date.UTC(day.year, day.month - 1, day.day);
+  return Number.isFinite(result) ? result : null;
 }
 
 /** Formatters of the IANA zones seen so far: a cache only (results do not depend on it), bounded against feeds inventing TZIDs. */
@@ -764,6 +800,8 @@ const DATE_VALUED = /^(DTSTART|DTEND|DUE|RECURRENCE-ID|EXDATE|RDATE)((?:;[^:]*)?
 const UNQUOTED_DISPLAY_TZID = /;TZID=(\((?:UTC|GMT)[^)]*\)[^;:"]*)(?=[;:])/i;
 /** `;TZID="W. Europe Standard Time:2026…` — an opening quote never closed before the value. */
 const UNCLOSED_TZID = /;TZID="([^";:]*)(?=[;:])/i;
+/** `;TZID="W. Europe Standard Time:20200609T090000"` — Exchange's quote closing after the value (the last colon starts it). */
+const QUOTE_AROUND_VALUE_TZID = /;TZID="([^"]*):([^":]*)"\s*$/i;
 /** `;TZID='Europe/Berlin'` — single quotes are not iCalendar quoting. */
 const SINGLE_QUOTED_TZID = /;TZID='([^']*)'/i;
 
@@ -775,6 +813,8 @@ const SINGLE_QUOTED_TZID = /;TZID='([^']*)'/i;
 function repair(lines: string[]): string[] {
   return lines.map((line) => {
     let fixed = line;
+    if (QUOTE_AROUND_VALUE_TZID.test(fixed))
+      fixed = fixed.replace(QUOTE_AROUND_VALUE_TZID, (_m, tz: string, value: string) => `;TZID="${tz}":${value}`);
     if (SINGLE_QUOTED_TZID.test(fixed)) fixed = fixed.replace(SINGLE_QUOTED_TZID, (_m, tz: string) => `;TZID="${tz}"`);
     if (UNQUOTED_DISPLAY_TZID.test(fixed)) fixed = fixed.replace(UNQUOTED_DISPLAY_TZID, (_m, tz: string) => `;TZID="${tz.trim()}"`);
     else if (UNCLOSED_TZID.test(fixed) && !/;TZID="[^"]*"/i.test(fixed))
