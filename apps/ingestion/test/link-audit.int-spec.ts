@@ -15,6 +15,9 @@ import { CommandClient, ensureTopics, startService, type RunningConsumer } from 
 import {
   eventually,
   MessagePublisher,
+  prng,
+  referenceLink,
+  scenario,
   ownDatabase,
   startAppProcess,
   testConfig,
@@ -24,6 +27,7 @@ import {
 } from '@worktrack/testing';
 import { IngestionAppModule } from '../src/app.module';
 import { IngestionConfig } from '../src/ingestion.config';
+import { LinkAuditRepository } from '../src/events/link-audit.repository';
 import { LinkAuditWorker, type LinkAuditPass } from '../src/events/link-audit.worker';
 
 const HOUR = 3_600_000;
@@ -189,5 +193,50 @@ describe('ingestion: the link audit heals lost links', () => {
     await new Promise((r) => setTimeout(r, 1_500));
     expect(replayed.filter((r) => r.memberId === actor.memberId)).toEqual([]);
     expect(await linksOf(ids)).toEqual(Array.from({ length: 10 }, () => null));
+  });
+
+  it("judges links exactly as D-31's reference does, overlaps and boundaries included (random scenarios)", async () => {
+    const seed = Number(process.env.CORRELATION_SEED ?? Date.now() % 1_000_000);
+    const rand = prng(seed);
+    const scenarios = Array.from({ length: 12 }, () => scenario(rand));
+    // Received long ago (no pass of the tests above reaches it): stored right, wrong, or unlinked at random.
+    const window = { from: new Date('2020-01-01T00:00:00.000Z'), to: new Date('2020-01-01T00:01:00.000Z') };
+    const wrongExpected = new Map<string, string | null>();
+    for (const s of scenarios) {
+      const rows = s.events.map((e) => {
+        const right = referenceLink(s.finalSessions, Date.parse(e.occurredAt));
+        const r = rand();
+        const stored =
+          r < 0.5 ? right : r < 0.75 ? null : (s.finalSessions[Math.floor(rand() * s.finalSessions.length)]?.sessionId ?? null);
+        if (stored !== right) wrongExpected.set(e.eventId, right);
+        return { ...e, stored };
+      });
+      await db.query(
+        `INSERT INTO "ingestion"."activity_events" (id, workspace_id, member_id, source_type, event_type, occurred_at, received_at, payload, session_id, link_version)
+         SELECT id, $2, $3, 'custom', 'reference', at, $4, '{}', sid, CASE WHEN sid IS NULL THEN 0 ELSE 1 END
+           FROM unnest($1::uuid[], $5::timestamptz[], $6::uuid[]) AS t(id, at, sid)`,
+        [
+          rows.map((r) => r.eventId),
+          s.workspaceId,
+          s.memberId,
+          '2020-01-01T00:00:30.000Z',
+          rows.map((r) => r.occurredAt),
+          rows.map((r) => r.stored),
+        ],
+      );
+    }
+    const wrong = await ingestion.get(LinkAuditRepository).mismatches(
+      window,
+      scenarios.map((s) => ({ memberId: s.memberId, until: null })),
+      scenarios.flatMap((s) =>
+        s.finalSessions.map((x) => ({
+          memberId: s.memberId,
+          sessionId: x.sessionId,
+          startedAt: new Date(x.startedAt).toISOString(),
+          closedAt: x.closedAt === null ? null : new Date(x.closedAt).toISOString(),
+        })),
+      ),
+    );
+    expect({ seed, wrong: new Map(wrong.map((w) => [w.id, w.expected])) }).toEqual({ seed, wrong: wrongExpected });
   });
 });
