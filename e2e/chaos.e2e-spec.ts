@@ -9,7 +9,9 @@ import { join } from 'node:path';
  * and meanwhile kill -9 of app replicas and of a broker, Postgres backends
  * terminated, Redis paused, then a rolling restart. Every answer is checked
  * through the API afterwards: nothing acknowledged lost or doubled, every event
- * linked to its session (D-31), plate within capacity, no 5xx other than 503,
+ * linked to its session (D-31; the check waits up to 60 s for links to converge,
+ * ingestion's link audit running every 5 s on events older than 10 s, ADR 0016,
+ * and reports how many healed late), plate within capacity, no 5xx other than 503,
  * consumer lag back to 0; the run exits non-zero otherwise. A fixed seed, so a
  * failure replays with `npm run chaos -- --short --seed <seed>` (CHAOS_SEED
  * picks another).

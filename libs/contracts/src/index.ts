@@ -18,6 +18,7 @@ export * from './ingestion/ingestion.events';
 export * from './sessions';
 export * from './plate/plate.commands';
 export * from './correlation/correlation.events';
+export * from './correlation/correlation.commands';
 export * from './calendar';
 export * from './input-safety';
 export * from './connectors/connectors.commands';

@@ -106,6 +106,12 @@ export const Topics = {
     retentionMs: 1 * HOUR,
     description: 'Replies to the commands the connectors service sends (ingest, verify its credentials); every replica reads all of it.',
   },
+  ingestionReplies: {
+    name: 'ingestion.replies',
+    partitions: 6,
+    retentionMs: 1 * HOUR,
+    description: "Replies to the commands the ingestion service sends (its link audit's session cover); every replica reads all of it.",
+  },
   deadLetters: {
     name: 'platform.dead-letters',
     partitions: 3,

@@ -1,5 +1,6 @@
 export * from './infra/endpoints';
 export * from './infra/test-run';
+export * from './infra/own-database';
 export * from './fixtures/config';
 export * from './fixtures/kafka';
 export * from './fixtures/message-publisher';

@@ -4,9 +4,10 @@ import { CorrelationLinksConsumer } from './links.consumer';
 import { LinksPublisher } from './links.publisher';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
+import { SessionCoverConsumer } from './session-cover.consumer';
 
 @Module({
-  controllers: [CorrelationLinksConsumer],
+  controllers: [CorrelationLinksConsumer, SessionCoverConsumer],
   providers: [OutboxRelay, LinksRepository, LinksPublisher, LinksService],
 })
 export class LinksModule {}

@@ -16,6 +16,19 @@ export interface NewEvent {
   occurredAt: string;
 }
 
+/** A session of a member's cover (`sessionsCovering`). */
+export interface CoverRow {
+  member_id: string;
+  session_id: string;
+  started_at: Date;
+  closed_at: Date | null;
+}
+
+/** The current link of a held event (`currentLinks`). */
+export interface HeldLink extends ChangedLink {
+  member_id: string;
+}
+
 export interface SessionRow {
   session_id: string;
   started_at: Date;
@@ -174,6 +187,62 @@ export class LinksRepository {
         WHERE e.event_id = t.event_id AND e.session_id IS DISTINCT FROM t.linked
        RETURNING e.event_id, e.session_id, e.link_version`,
       params,
+    );
+  }
+
+  /**
+   * Per member range, the sessions overlapping it (`started_at <= to`, open or
+   * `closed_at > from`) in `started_at` then id order, at most `limit` each:
+   * one statement over the (member_id, started_at) index.
+   */
+  sessionsCovering(ranges: Array<{ memberId: string; from: string; to: string }>, limit: number): Promise<CoverRow[]> {
+    return queryRows<CoverRow>(
+      this.dataSource,
+      `SELECT r.member_id, s.session_id, s.started_at, s.closed_at
+         FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS r(member_id, f, t, n)
+         CROSS JOIN LATERAL (
+           SELECT s.session_id, s.started_at, s.closed_at FROM ${this.s}."sessions" s
+            WHERE s.member_id = r.member_id AND s.started_at <= r.t AND (s.closed_at IS NULL OR s.closed_at > r.f)
+            ORDER BY s.started_at, s.session_id
+            LIMIT $4) AS s
+        ORDER BY r.n, s.started_at, s.session_id`,
+      [ranges.map((r) => r.memberId), ranges.map((r) => r.from), ranges.map((r) => r.to), limit],
+    );
+  }
+
+  /**
+   * For events announced again (a replayed EventsStored): the current link of
+   * those held, for publishing again, so that a link ingestion never applied
+   * reaches it (its versioned apply ignores what it has). A held link that
+   * D-31's rule (see `relink`) no longer gives is corrected first, with a new
+   * version. Events never linked (version 0, no session) have nothing to
+   * send; events not held are left to `insertLinkedQueued`.
+   */
+  async currentLinks(manager: EntityManager, events: Array<{ memberId: string; eventId: string }>): Promise<HeldLink[]> {
+    return queryRows<HeldLink>(
+      manager,
+      `WITH target AS (
+         SELECT e.event_id, e.member_id, e.session_id, e.link_version,
+                (SELECT s.session_id FROM ${this.s}."sessions" s
+                  WHERE s.member_id = e.member_id AND s.started_at <= e.occurred_at
+                    AND (s.closed_at IS NULL OR e.occurred_at < s.closed_at)
+                  ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
+           FROM unnest($1::uuid[], $2::uuid[]) AS t(member, id)
+           JOIN ${this.s}."events" e ON e.event_id = t.id AND e.member_id = t.member
+       ),
+       fixed AS (
+         UPDATE ${this.s}."events" e SET session_id = t.linked, link_version = e.link_version + 1
+           FROM target t
+          WHERE e.event_id = t.event_id AND e.session_id IS DISTINCT FROM t.linked
+         RETURNING e.event_id, e.session_id, e.link_version
+       )
+       SELECT t.member_id, t.event_id,
+              CASE WHEN f.event_id IS NULL THEN t.session_id ELSE f.session_id END AS session_id,
+              COALESCE(f.link_version, t.link_version) AS link_version
+         FROM target t LEFT JOIN fixed f ON f.event_id = t.event_id
+        WHERE COALESCE(f.link_version, t.link_version) > 0
+        ORDER BY t.member_id, t.event_id`,
+      [events.map((e) => e.memberId), events.map((e) => e.eventId)],
     );
   }
 }

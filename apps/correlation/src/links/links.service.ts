@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import type { EventsStoredV1, SessionChangedV1 } from '@worktrack/contracts';
+import type { EntityManager } from 'typeorm';
+import {
+  MAX_COVER_SESSIONS_PER_MEMBER,
+  type EventsStoredV1,
+  type FindSessionCoverV1,
+  type MemberSessionsV1,
+  type SessionChangedV1,
+  type SessionCoverV1,
+} from '@worktrack/contracts';
 import { currentRequestId } from '@worktrack/platform';
 import { LINKS_PER_MESSAGE, LinksPublisher } from './links.publisher';
-import { LinksRepository, type NewEvent } from './links.repository';
+import { LinksRepository, type HeldLink, type NewEvent } from './links.repository';
 
 /**
  * D-31: links every stored event to the member's session running when it
@@ -27,7 +35,9 @@ export class LinksService {
    * transaction holding their members' locks (issue 17): one statement
    * inserts all their events and queues the links of every member. A
    * repeated event is a no-op: only new events are inserted (already linked),
-   * and only their links published.
+   * and only their links published. A replayed message (ingestion's link
+   * audit, ADR 0016) also publishes again the current link of its events
+   * that were held already; the normal path only pays the `some` below.
    */
   async onEventsStoredMany(messages: EventsStoredV1[]): Promise<void> {
     const events = new Map<string, NewEvent>();
@@ -35,12 +45,49 @@ export class LinksService {
       for (const e of m.events) if (!events.has(e.eventId)) events.set(e.eventId, { memberId: m.memberId, ...e });
     }
     const members = [...new Set(messages.map((m) => m.memberId))];
-    await this.links.forMembers(members, (manager) =>
-      this.links.insertLinkedQueued(manager, [...events.values()], {
+    const replayed = messages.some((m) => m.replay === true)
+      ? messages.filter((m) => m.replay === true).flatMap((m) => m.events.map((e) => ({ memberId: m.memberId, eventId: e.eventId })))
+      : undefined;
+    await this.links.forMembers(members, async (manager) => {
+      // Before the insert: the held events are those of before this message.
+      if (replayed) await this.republish(manager, await this.links.currentLinks(manager, replayed));
+      return this.links.insertLinkedQueued(manager, [...events.values()], {
         linksPerMessage: LINKS_PER_MESSAGE,
         requestId: currentRequestId() ?? null,
-      }),
+      });
+    });
+  }
+
+  /**
+   * The sessions covering each member's range (ingestion's link audit): at
+   * most MAX_COVER_SESSIONS_PER_MEMBER each, with `completeUntil` saying
+   * where a cut list stops being complete.
+   */
+  async sessionCover(query: FindSessionCoverV1): Promise<SessionCoverV1> {
+    const rows = await this.links.sessionsCovering(query.members, MAX_COVER_SESSIONS_PER_MEMBER + 1);
+    const byMember = new Map<string, MemberSessionsV1>(
+      query.members.map((m) => [m.memberId, { memberId: m.memberId, sessions: [], completeUntil: null }]),
     );
+    for (const r of rows) {
+      const entry = byMember.get(r.member_id);
+      if (!entry || entry.completeUntil !== null) continue;
+      if (entry.sessions.length === MAX_COVER_SESSIONS_PER_MEMBER) {
+        entry.completeUntil = r.started_at.toISOString(); // the first one left out
+        continue;
+      }
+      entry.sessions.push({ sessionId: r.session_id, startedAt: r.started_at.toISOString(), closedAt: r.closed_at?.toISOString() ?? null });
+    }
+    return { members: [...byMember.values()] };
+  }
+
+  private async republish(manager: EntityManager, held: HeldLink[]): Promise<void> {
+    const byMember = new Map<string, HeldLink[]>();
+    for (const link of held) {
+      const list = byMember.get(link.member_id) ?? [];
+      list.push(link);
+      byMember.set(link.member_id, list);
+    }
+    for (const [memberId, links] of byMember) await this.publisher.changed(manager, memberId, links);
   }
 
   async onSessionChanged(change: SessionChangedV1): Promise<void> {

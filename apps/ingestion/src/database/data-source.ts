@@ -1,11 +1,18 @@
 import { ActivityEventEntity } from '../events/entities/activity-event.entity';
+import { LinkAuditEntity } from '../events/entities/link-audit.entity';
 import { IngestionInit1763750000001 } from './migrations/1763750000001-IngestionInit';
 import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000-IngestionActivityEvents';
 import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-IngestionLinkVersion';
+import { IngestionLinkAudit1764100000000 } from './migrations/1764100000000-IngestionLinkAudit';
 
 /** The ingestion service owns exactly this Postgres schema. */
 export const ingestionDatabase = {
   schema: 'ingestion',
-  entities: [ActivityEventEntity],
-  migrations: [IngestionInit1763750000001, IngestionActivityEvents1763770000000, IngestionLinkVersion1763810000001],
+  entities: [ActivityEventEntity, LinkAuditEntity],
+  migrations: [
+    IngestionInit1763750000001,
+    IngestionActivityEvents1763770000000,
+    IngestionLinkVersion1763810000001,
+    IngestionLinkAudit1764100000000,
+  ],
 };

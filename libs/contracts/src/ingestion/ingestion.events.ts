@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsISO8601, IsUUID, ValidateNested } from 'class-validator';
+import { ArrayMinSize, IsArray, IsBoolean, IsISO8601, IsOptional, IsUUID, ValidateNested } from 'class-validator';
 import { defineMessage } from '../message';
 
 export class StoredEventRefV1 {
@@ -17,6 +17,12 @@ export class EventsStoredV1 {
   @IsUUID() memberId!: string;
   @IsUUID() workspaceId!: string;
   @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => StoredEventRefV1) events!: StoredEventRefV1[];
+  /**
+   * Set by ingestion's link audit (ADR 0016) for events announced before whose
+   * link it finds wrong: correlation stores the ones it never saw, as usual,
+   * and publishes again the current link of those it holds. Absent otherwise.
+   */
+  @IsOptional() @IsBoolean() replay?: boolean;
 }
 export const EventsStored = defineMessage({
   type: 'ingestion.events.stored',

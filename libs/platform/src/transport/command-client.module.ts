@@ -23,7 +23,8 @@ export interface CommandClientModuleOptions<C extends AppConfig> {
  * provides `CommandClient`, started (its reply partitions probed) before the
  * app listens, stopped after HTTP closed so that requests in flight get their
  * replies while draining; `/readyz` reports `replies`. Used by the gateway
- * (`gateway.replies`) and the connectors service (`connectors.replies`).
+ * (`gateway.replies`), the connectors service (`connectors.replies`) and
+ * ingestion's link audit (`ingestion.replies`).
  */
 @Module({})
 export class CommandClientModule {

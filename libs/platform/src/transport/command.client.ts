@@ -25,7 +25,7 @@ export interface CommandClientOptions {
   timeoutMs: number;
   sessionTimeoutMs?: number;
   /** The topic replies come back on: the gateway's by default; a service that sends commands has its own. */
-  replies?: 'gatewayReplies' | 'connectorsReplies';
+  replies?: 'gatewayReplies' | 'connectorsReplies' | 'ingestionReplies';
   /**
    * Check each command against its contract before sending (default): a
    * command outside it is refused here with a ContractViolation that names
@@ -87,7 +87,7 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
     private readonly options: CommandClientOptions,
   ) {}
 
-  private get replies(): (typeof Topics)['gatewayReplies' | 'connectorsReplies'] {
+  private get replies(): (typeof Topics)['gatewayReplies' | 'connectorsReplies' | 'ingestionReplies'] {
     return Topics[this.options.replies ?? 'gatewayReplies'];
   }
 

@@ -10,6 +10,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('ux_activity_events_dedup', ['memberId', 'sourceType', 'externalId'], { unique: true, where: 'external_id IS NOT NULL' })
 @Index('ix_activity_events_timeline', ['memberId', 'occurredAt', 'id'])
 @Index('ix_activity_events_session', ['sessionId', 'occurredAt'], { where: 'session_id IS NOT NULL' })
+// BRIN on received_at (the link audit's window scan; TypeORM cannot declare BRIN): migration 1764100000000.
+@Index('ix_activity_events_received_brin', { synchronize: false })
 export class ActivityEventEntity {
   @PrimaryColumn('uuid')
   id!: string;
