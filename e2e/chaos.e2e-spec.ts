@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
- * Issue 19: the short chaos run as a jest suite, `npm run test:chaos` (bench/chaos.bench.ts --short, as
- * the build stage compiled it;
+ * Issue 19: the short chaos run as a jest suite, in `npm test`'s e2e tier and alone by `npm run test:chaos`
+ * (bench/chaos.bench.ts --short, as the build stage compiled it;
  * the engine is bench/chaos/chaos.ts). Its own three-node Kafka cluster, two
  * replicas of the gateway, ingestion and sessions, steady load from six members,
  * and meanwhile kill -9 of app replicas and of a broker, Postgres backends
