@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
-import { outboxTarget, schemaOf } from '@worktrack/platform';
+import { outboxTarget, queryPrepared, schemaOf } from '@worktrack/platform';
 import { SessionEntity } from './entities/session.entity';
 import type { QueuedMessage } from './sessions.publisher';
 
@@ -257,7 +257,9 @@ export class SessionsRepository {
            RETURNING ${COLUMNS})`;
     }
     try {
-      const [session] = entities(await this.dataSource.query(this.queuing(`WITH ${created}`, 'created', `'created'`, message, p), params));
+      const [session] = entities(
+        await queryPrepared(this.dataSource, this.queuing(`WITH ${created}`, 'created', `'created'`, message, p), params),
+      );
       return session;
     } catch (err) {
       if (isUniqueViolation(err)) return undefined; // a concurrent start committed a live session first
@@ -442,7 +444,7 @@ export class SessionsRepository {
       return entities(await m.query(`${ctes}\n         SELECT * FROM ${cte}`, params))[0];
     }
     const p = (value: unknown): string => `$${params.push(value)}`;
-    return entities(await this.dataSource.query(this.queuing(ctes, cte, change, message, p), params))[0];
+    return entities(await queryPrepared(this.dataSource, this.queuing(ctes, cte, change, message, p), params))[0];
   }
 
   /**
@@ -501,7 +503,9 @@ export class SessionsRepository {
       where.push(`(started_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(q.limit);
-    const rows = await this.dataSource.query<SessionRow[]>(
+    // A prepared statement per combination of filters (issue 17): a few dozen texts at most.
+    const rows = await queryPrepared<SessionRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM ${this.sessions}
         WHERE ${where.join(' AND ')}
         ORDER BY started_at DESC, id DESC
