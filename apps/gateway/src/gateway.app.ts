@@ -1,8 +1,6 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
 import { createHttpApp, createLogger, Metrics, type AppLogger } from '@worktrack/platform';
-import { ApiTokenVerifier } from './auth/api-token.verifier';
 import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { registerBodyParsers } from './connectors/raw-body';
@@ -47,33 +45,11 @@ export async function startGateway(
 export async function configureGateway(app: NestFastifyApplication): Promise<void> {
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
   applyApiPrefix(app);
-  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), verifiedBearer(app));
+  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter));
   registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
   registerInputGuard(app.getHttpAdapter().getInstance());
   app.useGlobalPipes(gatewayValidationPipe());
   mountApiDocs(app, API_PREFIX);
-}
-
-/**
- * Issue 17: whether a request's bearer is an API token the credential cache
- * holds as verified (then no identity round trip is at stake, and the
- * unauthenticated limit is checked with the rate limit, in one Redis call).
- * An app without the verifier (tests of the HTTP layer) checks early always.
- */
-function verifiedBearer(app: NestFastifyApplication): (request: FastifyRequest) => boolean {
-  let tokens: ApiTokenVerifier | undefined;
-  try {
-    tokens = app.get(ApiTokenVerifier, { strict: false });
-  } catch {
-    tokens = undefined;
-  }
-  if (!tokens) return () => false;
-  const verifier = tokens;
-  return (request) => {
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(wt_\S+)$/i.exec(header.trim()) : null;
-    return match !== null && verifier.isVerified(match[1]);
-  };
 }
 
 /** The /v1 prefix, with the probes, metrics, status and provider webhooks outside it (also used to build the document offline). */

@@ -174,20 +174,6 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     return this.lookupToken(key, parsed.tokenId, parsed.secret);
   }
 
-  /**
-   * Whether `verify(token)` would answer from the cache right now, without
-   * asking identity (issue 17: the unauthenticated limit's check may then run
-   * later, with the rate limit's). Reads only; a refused or unknown token is false.
-   */
-  isVerified(token: string): boolean {
-    const parsed = parseApiToken(token);
-    if (!parsed) return false;
-    const key = sha256hex(token);
-    if (this.isRefused(`id:${parsed.tokenId}`) || this.isRefused(`hash:${key}`)) return false;
-    const cached = this.tokens.get(key);
-    return cached !== undefined && this.trust(cached);
-  }
-
   /** A session JWT's claims (signature already checked): its member must be an active member of that workspace. */
   async verifyJwt(workspaceId: string, memberId: string): Promise<Principal> {
     const profile = await this.resolveMember(workspaceId, memberId);

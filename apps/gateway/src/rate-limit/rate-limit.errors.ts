@@ -8,10 +8,3 @@ export class RateLimitedError extends DomainError {
     this.name = 'RateLimitedError';
   }
 }
-
-/** Issue 14: the client address caused too many unauthenticated failures in the window (429 RATE_LIMITED, with Retry-After). */
-export const addressLimited = (limit: number, windowMs: number, retryAfterSeconds: number): DomainError =>
-  new DomainError(
-    ErrorCode.RATE_LIMITED,
-    `Too many failed authentications from this address (${limit} per ${windowMs / 1000} s); retry in ${retryAfterSeconds} s.`,
-  );

@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal';
-import { addressLimited, RateLimitedError } from './rate-limit.errors';
+import { RateLimitedError } from './rate-limit.errors';
 import { RateLimiter, rateLimitHeaders } from './rate-limiter';
 
 /**
@@ -17,17 +17,9 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const principal: Principal | undefined = request.principal;
+    const principal: Principal | undefined = http.getRequest<FastifyRequest>().principal;
     if (!principal) return true;
-    // One window per member however its id was spelled (issue 14); the client address checked
-    // here when `onRequest` left it to this call (issue 17, unauthenticated-limit.hook.ts).
-    const decision = await this.limiter.consume(principal.memberId.toLowerCase(), request.deferredAddressCheck);
-    if (decision.addressBlocked) {
-      const retryAfter = Math.max(1, decision.addressBlocked.resetSeconds);
-      void http.getResponse<FastifyReply>().header('Retry-After', String(retryAfter));
-      throw addressLimited(this.limiter.options.unauthenticatedLimit, this.limiter.options.windowMs, retryAfter);
-    }
+    const decision = await this.limiter.consume(principal.memberId.toLowerCase()); // one window per member however its id was spelled (issue 14)
     void http.getResponse<FastifyReply>().headers(rateLimitHeaders(decision));
     if (!decision.allowed) {
       const { limit, windowMs } = this.limiter.options;

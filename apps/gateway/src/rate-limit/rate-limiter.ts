@@ -86,12 +86,6 @@ export interface RateLimitDecision {
   resetSeconds: number;
   /** False when Redis did not answer in time: the request passed uncounted (fail open). */
   counted: boolean;
-  /**
-   * Set when the request's client address was checked with the count
-   * (issue 17) and is over its unauthenticated limit: the request is refused
-   * as the `onRequest` check would have refused it, and was not counted.
-   */
-  addressBlocked?: { resetSeconds: number };
 }
 
 /** D-5 response headers for a decision; `Retry-After` only on a refusal. */
@@ -162,46 +156,6 @@ return { allowed, count, reset }
 `;
 
 /**
- * SLIDING_LOG_LUA preceded by FAILURES_PEEK_LUA's check of the client
- * address (issue 17): one round trip where a request whose credential was
- * already verified made two. A blocked address is refused without counting
- * the member's request.
- *
- *   KEYS[1]  the member's log          KEYS[2]  the address' failure log
- *   ARGV[1]  limit   ARGV[2]  window (ms)   ARGV[3]  a unique id   ARGV[4]  the address limit
- *
- * Returns { allowed (1|0), requests in the window, ms until the oldest leaves it,
- *           1 when the address is blocked (else 0), ms until its oldest failure leaves the window }.
- */
-const CHECKED_SLIDING_LOG_LUA = `
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local addressLimit = tonumber(ARGV[4])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-if redis.call('ZCARD', KEYS[2]) >= addressLimit then
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  local blockedFor = 0
-  if first[2] then blockedFor = tonumber(first[2]) + window - now end
-  return { 0, 0, 0, 1, blockedFor }
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
-  allowed = 1
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = 0
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return { allowed, count, reset, 0, 0 }
-`;
-
-/**
  * The unauthenticated limit's check (issue 14): how many failures the
  * address has in the window, without adding one.
  *
@@ -246,14 +200,6 @@ const ADDRESS_SKIP_AFTER_FAILURE_MS = 1_000;
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     worktrackRateLimit(key: string, limit: number, windowMs: number, requestId: string): Result<[number, number, number], Context>;
-    worktrackRateLimitChecked(
-      key: string,
-      addressKey: string,
-      limit: number,
-      windowMs: number,
-      requestId: string,
-      addressLimit: number,
-    ): Result<[number, number, number, number, number], Context>;
     worktrackFailuresPeek(key: string, windowMs: number): Result<[number, number], Context>;
     worktrackFailuresRecord(key: string, windowMs: number, id: string, cap: number): Result<number, Context>;
   }
@@ -327,7 +273,6 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       retryStrategy: (times: number) => Math.min(times * 100, 2_000),
     });
     this.redis.defineCommand('worktrackRateLimit', { numberOfKeys: 1, lua: SLIDING_LOG_LUA });
-    this.redis.defineCommand('worktrackRateLimitChecked', { numberOfKeys: 2, lua: CHECKED_SLIDING_LOG_LUA });
     this.redis.defineCommand('worktrackFailuresPeek', { numberOfKeys: 1, lua: FAILURES_PEEK_LUA });
     this.redis.defineCommand('worktrackFailuresRecord', { numberOfKeys: 1, lua: FAILURES_RECORD_LUA });
     this.redis.on('error', (err: Error) => {
@@ -378,29 +323,16 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.redis.disconnect();
   }
 
-  /**
-   * Counts one request of `memberId` and says whether it may proceed. With
-   * `address` (issue 17), first checks that client address against the
-   * unauthenticated limit in the same call, as `checkAddress` would: a
-   * blocked address is answered `addressBlocked` and the request is not
-   * counted. (Two keys in one script: one Redis node, as deployed; a cluster
-   * would need them under one hash tag.)
-   */
-  async consume(memberId: string, address?: string): Promise<RateLimitDecision> {
-    const { limit, windowMs, keyPrefix, timeoutMs, unauthenticatedLimit } = this.options;
+  /** Counts one request of `memberId` and says whether it may proceed. */
+  async consume(memberId: string): Promise<RateLimitDecision> {
+    const { limit, windowMs, keyPrefix, timeoutMs } = this.options;
     // The hash tag keeps one member's key on one slot should Redis ever be a cluster.
     const key = `${keyPrefix}rate-limit:{${memberId}}`;
     const requestId = `${this.idPrefix}:${(this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
-    let result: [number, number, number, number?, number?];
+    let result: [number, number, number];
     try {
-      result = await this.bounded<[number, number, number, number?, number?]>(
-        address === undefined
-          ? this.redis.worktrackRateLimit(key, limit, windowMs, requestId)
-          : this.redis.worktrackRateLimitChecked(key, this.addressKey(address), limit, windowMs, requestId, unauthenticatedLimit),
-        timeoutMs,
-      );
+      result = await this.bounded(this.redis.worktrackRateLimit(key, limit, windowMs, requestId), timeoutMs);
     } catch (err) {
-      if (address !== undefined) this.addressUncheckedTotal.inc({ reason: reasonOf(err) });
       this.failOpen(err);
       return { allowed: true, limit, remaining: limit, resetSeconds: 0, counted: false };
     }
@@ -409,18 +341,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       this.uncounted = 0;
       this.failOpenLog.reset();
     }
-    const [allowed, count, resetMs, addressBlocked, addressResetMs] = result;
-    if (addressBlocked === 1) {
-      this.addressLimitedTotal.inc();
-      return {
-        allowed: false,
-        limit,
-        remaining: 0,
-        resetSeconds: 0,
-        counted: false,
-        addressBlocked: { resetSeconds: Math.ceil((addressResetMs ?? 0) / 1000) },
-      };
-    }
+    const [allowed, count, resetMs] = result;
     if (allowed !== 1) this.limitedTotal.inc();
     return {
       allowed: allowed === 1,

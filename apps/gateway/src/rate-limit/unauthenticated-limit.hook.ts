@@ -1,18 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode } from '@worktrack/contracts';
+import { DomainError } from '@worktrack/platform';
 import { clientAddress } from './client-address';
-import { addressLimited } from './rate-limit.errors';
 import type { RateLimiter } from './rate-limiter';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /**
-     * Issue 17: the client address whose unauthenticated limit the rate-limit
-     * guard checks, in the same Redis call as the member's count, because
-     * `onRequest` found the request's credential already verified.
-     */
-    deferredAddressCheck?: string;
-  }
-}
 
 /** Routes where a request can fail authentication: the API, provider hooks, operator endpoints, the MCP server. */
 const GUARDED = /^\/(v1\/|hooks\/|status$|metrics$|mcp$)/;
@@ -30,33 +20,21 @@ const isFailure = (status: number, route: string): boolean => status === 401 || 
  * the failure log is read per request (one Redis call) and written only when
  * a response fails. Fails open with the D-5 limiter when Redis does not
  * answer. Must be registered before the app is initialised.
- *
- * Issue 17: a /v1 request whose credential `verified` says is already
- * verified (held in the credential cache: it costs no identity round trip,
- * which is what the early check protects) leaves the check to the rate-limit
- * guard, which makes it in the same Redis call as the member's count — one
- * Redis round trip per request instead of two. Same limit, same answer
- * (429 with Retry-After, the member not counted), only later in the request.
  */
-export function registerUnauthenticatedLimit(
-  fastify: FastifyInstance,
-  limiter: RateLimiter,
-  verified: (request: FastifyRequest) => boolean = () => false,
-): void {
+export function registerUnauthenticatedLimit(fastify: FastifyInstance, limiter: RateLimiter): void {
   fastify.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
     if (!GUARDED.test(route)) return;
     const { unauthenticatedLimit: limit, trustedProxyHops, windowMs } = limiter.options;
     const address = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trustedProxyHops);
-    if (route.startsWith('/v1/') && verified(request)) {
-      request.deferredAddressCheck = address;
-    } else {
-      const decision = await limiter.checkAddress(address, limit);
-      if (!decision.allowed) {
-        const retryAfter = Math.max(1, decision.resetSeconds);
-        void reply.header('Retry-After', String(retryAfter));
-        throw addressLimited(limit, windowMs, retryAfter);
-      }
+    const decision = await limiter.checkAddress(address, limit);
+    if (!decision.allowed) {
+      const retryAfter = Math.max(1, decision.resetSeconds);
+      void reply.header('Retry-After', String(retryAfter));
+      throw new DomainError(
+        ErrorCode.RATE_LIMITED,
+        `Too many failed authentications from this address (${limit} per ${windowMs / 1000} s); retry in ${retryAfter} s.`,
+      );
     }
     reply.raw.once('finish', () => {
       if (isFailure(reply.statusCode, route)) void limiter.recordAddressFailure(address, limit);
