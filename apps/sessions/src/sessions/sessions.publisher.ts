@@ -1,8 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { SessionChanged, type SessionChange } from '@worktrack/contracts';
-import { enqueue } from '@worktrack/platform';
+import { currentRequestId, enqueue } from '@worktrack/platform';
 import type { SessionEntity } from './entities/session.entity';
+
+/** The outbox row's headers of a change whose statement writes the payload itself (`SessionsRepository`, issue 17). */
+export interface QueuedMessage {
+  topic: string;
+  type: string;
+  version: number;
+  messageId: string;
+  requestId: string | null;
+}
 
 /**
  * Session changes on `sessions.events`, written to the outbox in the
@@ -12,6 +22,21 @@ import type { SessionEntity } from './entities/session.entity';
  */
 @Injectable()
 export class SessionsPublisher {
+  /**
+   * A SessionChanged message for a statement that makes the change and
+   * queues its message from the changed row (the payload `changed` builds,
+   * written in SQL: issue 17, one round trip per transition).
+   */
+  queued(): QueuedMessage {
+    return {
+      topic: SessionChanged.topic,
+      type: SessionChanged.type,
+      version: SessionChanged.version,
+      messageId: randomUUID(),
+      requestId: currentRequestId() ?? null,
+    };
+  }
+
   changed(manager: EntityManager, change: SessionChange, s: SessionEntity): Promise<void> {
     return enqueue(
       manager,

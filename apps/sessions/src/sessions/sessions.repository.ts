@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
-import { schemaOf } from '@worktrack/platform';
+import { outboxTarget, queryPrepared, schemaOf } from '@worktrack/platform';
 import { SessionEntity } from './entities/session.entity';
+import type { QueuedMessage } from './sessions.publisher';
 
 export interface NewSessionRow {
   id: string;
@@ -66,8 +67,41 @@ interface SessionRow {
 const COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
   estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
 const LIVE = `state IN ('active', 'paused')`;
+const INSERT_COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
+  estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
+/** A new session's values from `insertParams` ($1 … $13), typed so that they also serve an INSERT … SELECT. */
+const INSERT_VALUES = `$1::uuid, $2::uuid, $3::uuid, $4::varchar, $5::varchar, 'intentional', $6::varchar, $7::uuid, $8::uuid, $9::uuid,
+  $10::int, '{}'::text[], $11::timestamptz, $12::timestamptz, NULL, NULL, 1, $13::timestamptz, $13::timestamptz`;
+const insertParams = (s: NewSessionRow): unknown[] => [
+  s.id,
+  s.workspaceId,
+  s.memberId,
+  s.source,
+  s.state,
+  s.intentText,
+  s.goalId,
+  s.projectId,
+  s.taskId,
+  s.estimatedDurationMin,
+  s.startedAt,
+  s.closedAt,
+  s.now,
+];
 /** $n milliseconds as an interval. */
 const ms = (n: number): string => `($${n}::bigint * interval '1 millisecond')`;
+/** A timestamptz as `toISOString` writes it (the stored instants have millisecond precision). */
+const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** SQLSTATE unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+const isUniqueViolation = (err: unknown): boolean =>
+  (err as { code?: unknown }).code === UNIQUE_VIOLATION ||
+  (err as { driverError?: { code?: unknown } }).driverError?.code === UNIQUE_VIOLATION;
+
+/** The idempotency key a start claims (D-28). */
+export interface KeyClaim {
+  key: string;
+  bodyHash: string;
+}
 
 const toEntity = (r: SessionRow): SessionEntity =>
   Object.assign(new SessionEntity(), {
@@ -111,12 +145,14 @@ export class SessionsRepository {
   private readonly sessions: string;
   private readonly pauses: string;
   private readonly keys: string;
+  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     const schema = schemaOf(dataSource);
     this.sessions = `"${schema}"."sessions"`;
     this.pauses = `"${schema}"."session_pauses"`;
     this.keys = `"${schema}"."idempotency_keys"`;
+    this.outbox = outboxTarget(schema);
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -177,28 +213,58 @@ export class SessionsRepository {
    */
   async insert(m: EntityManager, s: NewSessionRow): Promise<SessionEntity | undefined> {
     const rows = await m.query<SessionRow[]>(
-      `INSERT INTO ${this.sessions} (id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
-         estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'intentional', $6, $7, $8, $9, $10, '{}', $11, $12, NULL, NULL, 1, $13, $13)
+      `INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
+       VALUES (${INSERT_VALUES})
        ON CONFLICT DO NOTHING
        RETURNING ${COLUMNS}`,
-      [
-        s.id,
-        s.workspaceId,
-        s.memberId,
-        s.source,
-        s.state,
-        s.intentText,
-        s.goalId,
-        s.projectId,
-        s.taskId,
-        s.estimatedDurationMin,
-        s.startedAt,
-        s.closedAt,
-        s.now,
-      ],
+      insertParams(s),
     );
     return rows[0] ? toEntity(rows[0]) : undefined;
+  }
+
+  /**
+   * A start in one autocommitted statement when nothing stands in its way
+   * (issue 17: one round trip instead of BEGIN, the key, the insert, the
+   * outbox row and COMMIT): claims the idempotency key (if any), inserts the
+   * session and queues its `created` message, all or nothing. Undefined when
+   * any of it would not simply apply — the key is taken (a retry, a
+   * redelivery, another body), the member has a live session (D-23 closes it
+   * first), the id exists, or a concurrent start won the live slot — and
+   * then nothing was written: the caller runs the start in a transaction.
+   */
+  async insertQueued(s: NewSessionRow, claim: KeyClaim | undefined, message: QueuedMessage): Promise<SessionEntity | undefined> {
+    const params: unknown[] = insertParams(s);
+    const p = (value: unknown): string => `$${params.push(value)}`;
+    let created: string;
+    if (claim) {
+      // The key only when the session goes in too: no live session in sight for a timer, and
+      // no ON CONFLICT on the session, so a concurrent live start fails the whole statement.
+      const noLive = s.state === 'closed' ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${this.sessions} WHERE member_id = $3 AND ${LIVE})`;
+      created = `claimed AS (
+           INSERT INTO ${this.keys} (member_id, key, body_hash, session_id, created_at)
+           SELECT $3::uuid, ${p(claim.key)}::varchar, ${p(claim.bodyHash)}::text, $1::uuid, $13::timestamptz ${noLive}
+           ON CONFLICT (member_id, key) DO NOTHING
+           RETURNING session_id),
+         created AS (
+           INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
+           SELECT ${INSERT_VALUES} FROM claimed
+           RETURNING ${COLUMNS})`;
+    } else {
+      created = `created AS (
+           INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
+           VALUES (${INSERT_VALUES})
+           ON CONFLICT DO NOTHING
+           RETURNING ${COLUMNS})`;
+    }
+    try {
+      const [session] = entities(
+        await queryPrepared(this.dataSource, this.queuing(`WITH ${created}`, 'created', `'created'`, message, p), params),
+      );
+      return session;
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined; // a concurrent start committed a live session first
+      throw err;
+    }
   }
 
   /**
@@ -272,48 +338,56 @@ export class SessionsRepository {
   /**
    * Pauses the member's session if it is active and within the maximum
    * duration, recording the pause, in one statement; undefined otherwise
-   * (the caller finds out why).
+   * (the caller finds out why). With `message`, the same statement queues
+   * the `paused` change and commits on its own (issue 17).
    */
-  async pauseIfActive(
-    m: EntityManager,
+  pauseIfActive(
+    m: EntityManager | undefined,
     key: SessionKey,
     pauseId: string,
     reason: string | null,
     now: Date,
     maxMs: number,
+    message?: QueuedMessage,
   ): Promise<SessionEntity | undefined> {
-    const [paused] = entities(
-      await m.query(
-        `WITH paused AS (
+    return this.changeOne(
+      m,
+      `WITH paused AS (
            UPDATE ${this.sessions} SET state = 'paused', revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'active' AND started_at + ${ms(5)} > $4
             RETURNING ${COLUMNS}),
          pause AS (
            INSERT INTO ${this.pauses} (id, session_id, paused_at, resumed_at, reason)
-           SELECT $6::uuid, id, $4::timestamptz, NULL, $7::varchar FROM paused)
-         SELECT * FROM paused`,
-        [key.id, key.memberId, key.workspaceId, now, maxMs, pauseId, reason],
-      ),
+           SELECT $6::uuid, id, $4::timestamptz, NULL, $7::varchar FROM paused)`,
+      'paused',
+      `'paused'`,
+      [key.id, key.memberId, key.workspaceId, now, maxMs, pauseId, reason],
+      message,
     );
-    return paused;
   }
 
   /** Resumes the member's session if it is paused and within the maximum duration, ending its pause; undefined otherwise. */
-  async resumeIfPaused(m: EntityManager, key: SessionKey, now: Date, maxMs: number): Promise<SessionEntity | undefined> {
-    const [resumed] = entities(
-      await m.query(
-        `WITH resumed AS (
+  resumeIfPaused(
+    m: EntityManager | undefined,
+    key: SessionKey,
+    now: Date,
+    maxMs: number,
+    message?: QueuedMessage,
+  ): Promise<SessionEntity | undefined> {
+    return this.changeOne(
+      m,
+      `WITH resumed AS (
            UPDATE ${this.sessions} SET state = 'active', revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'paused' AND started_at + ${ms(5)} > $4
             RETURNING ${COLUMNS}),
          ended AS (
            UPDATE ${this.pauses} p SET resumed_at = GREATEST($4::timestamptz, p.paused_at)
-             FROM resumed r WHERE p.session_id = r.id AND p.resumed_at IS NULL)
-         SELECT * FROM resumed`,
-        [key.id, key.memberId, key.workspaceId, now, maxMs],
-      ),
+             FROM resumed r WHERE p.session_id = r.id AND p.resumed_at IS NULL)`,
+      'resumed',
+      `'resumed'`,
+      [key.id, key.memberId, key.workspaceId, now, maxMs],
+      message,
     );
-    return resumed;
   }
 
   /**
@@ -321,30 +395,79 @@ export class SessionsRepository {
    * maximum duration) at `closedAt` (default now) if that is valid — not in
    * the future, at most 24 h ago, not before the start — capped at
    * `started_at + max`, cutting its pauses to the new end. Undefined
-   * otherwise (the caller finds out why).
+   * otherwise (the caller finds out why). The change is `backdated` when a
+   * `closedAt` put the end before `now`, else `closed`.
    */
-  async closeIfLive(
-    m: EntityManager,
+  closeIfLive(
+    m: EntityManager | undefined,
     key: SessionKey,
     closedAt: Date | null,
     closingNote: string | null,
     now: Date,
     maxMs: number,
+    message?: QueuedMessage,
   ): Promise<SessionEntity | undefined> {
-    const [closed] = entities(
-      await m.query(
-        `WITH closed AS (
+    return this.changeOne(
+      m,
+      `WITH closed AS (
            UPDATE ${this.sessions}
               SET state = 'closed', closed_at = LEAST(COALESCE($6::timestamptz, $4::timestamptz), started_at + ${ms(5)}),
                   closed_reason = 'explicit', closing_note = $7, revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND ${LIVE} AND started_at + ${ms(5)} > $4
               AND ($6::timestamptz IS NULL OR ($6 <= $4 AND $6 >= $4::timestamptz - ${ms(8)} AND $6 >= started_at))
-            RETURNING ${COLUMNS})${this.clipPauses('closed')}
-         SELECT * FROM closed`,
-        [key.id, key.memberId, key.workspaceId, now, maxMs, closedAt, closingNote, MAX_CLOSE_BACKDATE_MS],
-      ),
+            RETURNING ${COLUMNS})${this.clipPauses('closed')}`,
+      'closed',
+      `CASE WHEN $6::timestamptz IS NOT NULL AND c.closed_at < $4::timestamptz THEN 'backdated' ELSE 'closed' END`,
+      [key.id, key.memberId, key.workspaceId, now, maxMs, closedAt, closingNote, MAX_CLOSE_BACKDATE_MS],
+      message,
     );
-    return closed;
+  }
+
+  /**
+   * Runs a change of at most one session written as CTEs ending in `cte`.
+   * Without `message`: in the caller's transaction, answering the changed
+   * row. With it: autocommitted on its own, the change's SessionChanged
+   * message (`change`, an SQL expression over the row `c`) queued by the
+   * same statement — one round trip instead of BEGIN, the change, the outbox
+   * row and COMMIT (issue 17).
+   */
+  private async changeOne(
+    m: EntityManager | undefined,
+    ctes: string,
+    cte: string,
+    change: string,
+    params: unknown[],
+    message: QueuedMessage | undefined,
+  ): Promise<SessionEntity | undefined> {
+    if (!message) {
+      if (!m) throw new Error('a change without its message needs the transaction that queues it');
+      return entities(await m.query(`${ctes}\n         SELECT * FROM ${cte}`, params))[0];
+    }
+    const p = (value: unknown): string => `$${params.push(value)}`;
+    return entities(await queryPrepared(this.dataSource, this.queuing(ctes, cte, change, message, p), params))[0];
+  }
+
+  /**
+   * `ctes` followed by a CTE that writes the SessionChanged message of each
+   * row of `cte` to the outbox — the payload `SessionsPublisher.changed`
+   * builds, here from the row itself (ids are uuids, instants of
+   * millisecond precision written as `toISOString` does, so the contract
+   * holds by construction) — and a SELECT of those rows that NOTIFYs the
+   * relay when a message was queued (delivered at commit).
+   */
+  private queuing(ctes: string, cte: string, change: string, message: QueuedMessage, p: (value: unknown) => string): string {
+    return `${ctes},
+         queued AS (
+           INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
+           SELECT ${p(message.topic)}::text, c.member_id::text, ${p(message.type)}::text, ${p(message.version)}::int, ${p(message.messageId)}::uuid,
+                  ${p(message.requestId)}::text,
+                  jsonb_build_object('change', ${change}, 'sessionId', c.id, 'memberId', c.member_id, 'workspaceId', c.workspace_id,
+                                     'source', c.source, 'state', c.state, 'startedAt', ${iso('c.started_at')},
+                                     'closedAt', ${iso('c.closed_at')}, 'closedReason', c.closed_reason, 'revision', c.revision,
+                                     'changedAt', ${iso('c.updated_at')})
+             FROM ${cte} c
+           RETURNING id)
+         SELECT ${cte}.*, (SELECT pg_notify(${p(this.outbox.channel)}, '') FROM queued LIMIT 1) AS notified FROM ${cte}`;
   }
 
   /**
@@ -380,7 +503,9 @@ export class SessionsRepository {
       where.push(`(started_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(q.limit);
-    const rows = await this.dataSource.query<SessionRow[]>(
+    // A prepared statement per combination of filters (issue 17): a few dozen texts at most.
+    const rows = await queryPrepared<SessionRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM ${this.sessions}
         WHERE ${where.join(' AND ')}
         ORDER BY started_at DESC, id DESC

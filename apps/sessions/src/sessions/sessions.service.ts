@@ -29,8 +29,8 @@ import {
   sessionStateConflict,
   sessionValidationFailed,
 } from './sessions.errors';
-import { SessionsPublisher } from './sessions.publisher';
-import { SessionsRepository, type NewSessionRow, type SessionKey } from './sessions.repository';
+import { SessionsPublisher, type QueuedMessage } from './sessions.publisher';
+import { SessionsRepository, type KeyClaim, type NewSessionRow, type SessionKey } from './sessions.repository';
 
 /** How a transition that could not be done at once ends: with the session as it is, or an error raised after the commit (an expiry on touch stays). */
 type Verdict = { session: SessionEntity } | { error: DomainError } | 'retry';
@@ -43,6 +43,27 @@ type Verdict = { session: SessionEntity } | { error: DomainError } | 'retry';
 const MAX_TIMER_ROUNDS = 100;
 
 const isLive = (s: SessionEntity): boolean => s.state === 'active' || s.state === 'paused';
+
+/** The row a start command inserts: a timer live from `now`, a manual block closed as given (D-24). */
+function newRow(command: StartSessionV1, id: string, now: Date): NewSessionRow {
+  const { actor } = command;
+  const manual = command.source !== 'timer';
+  return {
+    id,
+    workspaceId: actor.workspaceId,
+    memberId: actor.memberId,
+    source: command.source,
+    state: manual ? 'closed' : 'active',
+    intentText: command.intentText,
+    goalId: command.goalId ?? null,
+    projectId: command.projectId ?? null,
+    taskId: command.taskId ?? null,
+    estimatedDurationMin: command.estimatedDurationMin ?? null,
+    startedAt: manual ? new Date(command.startedAt as string) : now,
+    closedAt: manual ? new Date(command.endedAt as string) : null,
+    now,
+  };
+}
 
 /**
  * Work sessions (D-22 … D-30): start (timer, manual, idempotency keys),
@@ -67,6 +88,11 @@ export class SessionsService {
     this.checkStart(command, new Date());
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
+    // Issue 17: the common start — no live session, a fresh key — is one statement with its message.
+    const claim: KeyClaim | undefined =
+      command.idempotencyKey !== undefined && bodyHash !== undefined ? { key: command.idempotencyKey, bodyHash } : undefined;
+    const created = await this.sessions.insertQueued(newRow(command, id, new Date()), claim, this.publisher.queued());
+    if (created) return toSessionV1(created);
     const { session } = await this.sessions.transaction((m) => this.startIn(m, command, id, bodyHash));
     return toSessionV1(session);
   }
@@ -77,7 +103,8 @@ export class SessionsService {
       command.actor,
       command.sessionId,
       'paused',
-      (m, key, now) => this.sessions.pauseIfActive(m, key, uuidv7({ msecs: now.getTime() }), pauseReason, now, this.maxMs),
+      (m, key, now, message) =>
+        this.sessions.pauseIfActive(m, key, uuidv7({ msecs: now.getTime() }), pauseReason, now, this.maxMs, message),
       (s) => (s.state === 'active' ? 'retry' : { error: sessionStateConflict(s.state, 'pause') }),
     );
   }
@@ -87,7 +114,7 @@ export class SessionsService {
       command.actor,
       command.sessionId,
       'resumed',
-      (m, key, now) => this.sessions.resumeIfPaused(m, key, now, this.maxMs),
+      (m, key, now, message) => this.sessions.resumeIfPaused(m, key, now, this.maxMs, message),
       (s) => (s.state === 'paused' ? 'retry' : { error: sessionStateConflict(s.state, 'resume') }),
     );
   }
@@ -99,7 +126,7 @@ export class SessionsService {
       command.actor,
       command.sessionId,
       (closed, now) => (closedAt !== null && closed.closedAt !== null && closed.closedAt < now ? 'backdated' : 'closed'),
-      (m, key, now) => this.sessions.closeIfLive(m, key, closedAt, command.closingNote ?? null, now, this.maxMs),
+      (m, key, now, message) => this.sessions.closeIfLive(m, key, closedAt, command.closingNote ?? null, now, this.maxMs, message),
       (s, now) => {
         if (s.state === 'closed') return { session: s };
         if (closedAt === null) return 'retry';
@@ -170,31 +197,12 @@ export class SessionsService {
         return { session, changed: false }; // D-28: the session as it is now (also a redelivered command's)
       }
     }
-    const row: NewSessionRow = {
-      id,
-      workspaceId: actor.workspaceId,
-      memberId: actor.memberId,
-      source: command.source,
-      state: 'active',
-      intentText: command.intentText,
-      goalId: command.goalId ?? null,
-      projectId: command.projectId ?? null,
-      taskId: command.taskId ?? null,
-      estimatedDurationMin: command.estimatedDurationMin ?? null,
-      startedAt: now,
-      closedAt: null,
-      now,
-    };
+    const row = newRow(command, id, now);
     let session: { session: SessionEntity; changed: boolean };
     if (command.source === 'timer') {
       session = await this.startTimer(m, row);
     } else {
-      const inserted = await this.sessions.insert(m, {
-        ...row,
-        state: 'closed',
-        startedAt: new Date(command.startedAt as string),
-        closedAt: new Date(command.endedAt as string),
-      });
+      const inserted = await this.sessions.insert(m, row);
       session = inserted ? { session: inserted, changed: true } : await this.redelivered(m, row);
     }
     if (session.changed) await this.publisher.changed(m, 'created', session.session);
@@ -238,22 +246,26 @@ export class SessionsService {
   }
 
   /**
-   * One transition of the member's session, in one transaction: first the
-   * change itself as one conditional statement; when that does not apply,
-   * the session is locked and looked at — a missing or foreign id is 404
-   * (D-27), a live session past the maximum duration is closed first (D-25)
-   * — and `verdict` says what to answer, or to try the change again (the
-   * lock now holds it still).
+   * One transition of the member's session. First the change itself as one
+   * conditional statement that also queues its message and commits on its
+   * own (issue 17: the common case in one round trip). When that does not
+   * apply, in one transaction: the change again, and if it still does not
+   * apply the session is locked and looked at — a missing or foreign id is
+   * 404 (D-27), a live session past the maximum duration is closed first
+   * (D-25) — and `verdict` says what to answer, or to try the change again
+   * (the lock now holds it still).
    */
   private async transition(
     actor: ActorV1,
     sessionId: string,
     change: SessionChange | ((changed: SessionEntity, now: Date) => SessionChange),
-    attempt: (m: EntityManager, key: SessionKey, now: Date) => Promise<SessionEntity | undefined>,
+    attempt: (m: EntityManager | undefined, key: SessionKey, now: Date, message?: QueuedMessage) => Promise<SessionEntity | undefined>,
     verdict: (s: SessionEntity, now: Date) => Verdict,
   ): Promise<SessionV1> {
     const now = new Date();
     const key: SessionKey = { id: sessionId, memberId: actor.memberId, workspaceId: actor.workspaceId };
+    const done = await attempt(undefined, key, now, this.publisher.queued());
+    if (done) return toSessionV1(done);
     const outcome = await this.sessions.transaction(async (m): Promise<Exclude<Verdict, 'retry'>> => {
       for (let round = 1; round <= 2; round++) {
         const changed = await attempt(m, key, now);

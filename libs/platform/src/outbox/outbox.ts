@@ -4,7 +4,7 @@ import type { Message } from 'kafkajs';
 import { Gauge, type Counter } from 'prom-client';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { parsePayload, toWire, Topics, type MessageContract, type TopicDefinition, type TopicKey } from '@worktrack/contracts';
-import { schemaOf } from '../database/data-source.factory';
+import { schemaOf, statementName } from '../database/data-source.factory';
 import { BROKER_DEFAULT_MAX_MESSAGE_BYTES, KafkaClient } from '../kafka/kafka.client';
 import { contractHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
@@ -326,11 +326,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const lock = await this.acquireLock();
       if (!lock) return 'idle';
-      const rows = (await lock.query(this.selectSql, [this.batchSize])) as OutboxRow[];
+      const rows = await this.query<OutboxRow>(lock, this.selectSql, [this.batchSize]);
       if (rows.length === 0) return 'idle';
       const published = await this.publish(rows);
       // By id, never by range: a lower id may commit after a higher one was read.
-      if (published.length > 0) await lock.query(this.deleteSql, [published]);
+      if (published.length > 0) await this.query(lock, this.deleteSql, [published]);
       if (published.length < rows.length) return 'failed';
       return rows.length === this.batchSize ? 'full' : 'idle';
     } catch (err) {
@@ -339,6 +339,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       await this.releaseLock();
       return 'failed';
     }
+  }
+
+  /**
+   * The relay's read and delete as named prepared statements on its lock
+   * connection (issue 17: parsed and planned once, not at every batch); through
+   * TypeORM when the connection's pg client is not at hand.
+   */
+  private async query<T>(lock: QueryRunner, sql: string, params: unknown[]): Promise<T[]> {
+    const client = (lock as unknown as { databaseConnection?: PreparingClient }).databaseConnection;
+    if (!client || typeof client.query !== 'function') return (await lock.query(sql, params)) as T[];
+    const result = await client.query({ name: statementName(sql), text: sql, values: params });
+    return result.rows as T[];
   }
 
   private async acquireLock(): Promise<QueryRunner | undefined> {
@@ -426,6 +438,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       };
     });
   }
+}
+
+/** What the relay needs of pg's Client for its statements. */
+interface PreparingClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /** What the relay needs of pg's Client: its notification events. */
