@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { memberWithToken, mainOf, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
@@ -183,6 +185,22 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect(blocked.status).toBe(429);
   });
 
+  it('issue 14: a token id identity does not know costs one identity round trip, whatever secret or address comes with it', async () => {
+    const count = (outcome: string) => metric(gateway.url, 'worktrack_api_token_lookups_total', `outcome="${outcome}"`, OPERATOR_TOKEN);
+    const [rejected, cached] = [await count('rejected'), await count('rejected_cached')];
+    // One made-up token id with five different secrets, each from a fresh address (the per-address limit stays out of it).
+    const id = randomToken().slice(3, 11);
+    for (let i = 0; i < 5; i += 1) {
+      const token = `wt_${id}_${randomToken().slice(12)}`;
+      used.push(token);
+      const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': address() } });
+      expect([i, res.status, res.body.error.code]).toEqual([i, 401, 'UNAUTHENTICATED']);
+    }
+    expect([(await count('rejected')) - rejected, (await count('rejected_cached')) - cached]).toEqual([1, 4]);
+    // The member's own token is not affected.
+    expect((await call(gateway.url, 'GET', '/v1/me', { token: member.token })).status).toBe(200);
+  });
+
   it('issue 14: an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
     const path = await connect();
     const refused = () => metric(connectors.url, 'worktrack_connector_webhooks_received_total', 'outcome="refused"');
@@ -320,6 +338,81 @@ describe('hostile and odd input (issue 14) end to end', () => {
     for (const r of results) {
       const token = (JSON.parse(r.out.trim()) as { token: string }).token;
       expect((await call(gateway.url, 'GET', '/v1/me', { token })).status).toBe(200);
+    }
+  });
+
+  it('issue 14: calendar feeds on loopback, private, unspecified or metadata addresses are refused by default, and no error echoes what an address answered', async () => {
+    // An "internal service" on loopback whose answer must never reach the connector's owner.
+    const internal = `internal-${randomBytes(12).toString('hex')}`;
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${internal}\nroot:x:0:0:root:/root:/bin/bash\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const REFUSED =
+      "feed unavailable: the feed's host is a private, loopback, link-local or metadata address, which calendar feeds may not use";
+    try {
+      const feeds = [
+        `http://127.0.0.1:${port}/feed.ics`, // loopback literal
+        `http://localhost:${port}/feed.ics`, // a name that resolves to loopback: checked on the address connected to
+        `http://0.0.0.0:${port}/feed.ics`, // unspecified (reaches loopback on Linux)
+        `http://[::ffff:127.0.0.1]:${port}/feed.ics`, // IPv4-mapped IPv6 loopback
+        `http://169.254.169.254/latest/meta-data/`, // cloud metadata (link-local)
+        `http://10.0.0.1:${port}/feed.ics`, // RFC 1918
+      ];
+      const created: Array<{ feed: string; id: string }> = [];
+      for (const feed of feeds) {
+        const res = await call<{ data: { connector_id: string } }>(gateway.url, 'POST', '/v1/connectors', {
+          token: member.token,
+          body: { kind: 'calendar', name: `feed ${created.length}`, feed_url: feed },
+        });
+        expect([feed, res.status]).toEqual([feed, 201]);
+        created.push({ feed, id: res.body.data.connector_id });
+      }
+      // Each is polled at once (then every poll_interval_seconds): wait for every first poll's outcome.
+      type Listed = { connector_id: string; status: string; last_error: string | null; last_polled_at: string | null };
+      const deadline = Date.now() + 60_000;
+      let listed: Listed[] = [];
+      for (;;) {
+        listed = [];
+        let cursor: string | null = null;
+        do {
+          const page: { body: { data: Listed[]; meta: { cursor: string | null } } } = await call(
+            gateway.url,
+            'GET',
+            `/v1/connectors?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+            { token: member.token },
+          );
+          listed.push(...page.body.data);
+          cursor = page.body.meta.cursor;
+        } while (cursor);
+        const ours = created.map(({ id }) => listed.find((c) => c.connector_id === id));
+        if (ours.every((c) => c?.last_polled_at) || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      for (const { feed, id } of created) {
+        const connector = listed.find((c) => c.connector_id === id);
+        expect({ feed, status: connector?.status, last_error: connector?.last_error }).toEqual({
+          feed,
+          status: 'unhealthy',
+          last_error: REFUSED,
+        });
+        const log = await call<{ data: Array<{ state: string; detail: string | null }> }>(
+          gateway.url,
+          'GET',
+          `/v1/connectors/${id}/deliveries`,
+          { token: member.token },
+        );
+        expect({ feed, log: log.body.data.map((d) => [d.state, d.detail]) }).toEqual({ feed, log: [['failed', REFUSED]] });
+      }
+      // Not one request reached the internal service, and nothing it could answer appears anywhere the owner can read.
+      expect(hits).toBe(0);
+      expect(JSON.stringify(listed)).not.toContain(internal);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

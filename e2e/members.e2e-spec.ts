@@ -109,6 +109,13 @@ describe('members end to end', () => {
           );
         }
       }
+      // The dedup key (member, source_type, external_id) swallowed nothing: a crossed write of an id, then the
+      // owner's genuine event with that id, is stored (accepted 1, deduplicated 0).
+      const externalId = `crossed-${randomUUID()}`;
+      const event = { events: [{ event_type: 'deploy', source_type: 'ci', external_id: externalId }] };
+      expect((await on(g1).post(sign(owner.memberId, stranger.workspaceId), '/v1/activity/events', event)).status).toBe(401);
+      const genuine = await on(g2).post<{ accepted: number; deduplicated: number }>(owner.token, '/v1/activity/events', event);
+      expect([genuine.status, genuine.body.data.accepted, genuine.body.data.deduplicated]).toEqual([202, 1, 0]);
       // Nothing was created for the owner: no session, no plate item.
       expect((await on(g1).get<SessionBody[]>(owner.token, '/v1/sessions')).body.data).toEqual([]);
       expect((await on(g1).get<PlateDay>(owner.token, '/v1/plate')).body.data.active_count).toBe(0);

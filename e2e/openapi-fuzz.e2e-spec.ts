@@ -219,8 +219,64 @@ function bodyFor(doc: Doc, schema: Schema): fc.Arbitrary<string> {
   );
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(object, extras).map(([o, e]) => toText(mergeExtras(o, e))) },
+    { weight: 2, arbitrary: withOneEmbedded(doc, s) },
     { weight: 1, arbitrary: fc.constantFrom('', '{', 'null', '[]', '"x"', deepArray(100_000)) },
   );
+}
+
+/** What an otherwise valid string field may carry that cannot be stored exactly (issue 14). */
+const EMBEDDED = ['\u0000', '\uD800', '\uDFFF'];
+const IMPOSSIBLE_DATE_TIMES = HOSTILE_STRINGS.filter((v) => /^\d{4}-\d{2}-\d{2}T/.test(v));
+const IMPOSSIBLE_DATES = HOSTILE_STRINGS.filter((v) => /^\d{4}-\d{2}-\d{2}$/.test(v));
+
+/**
+ * A valid value with exactly one of its strings (a field, an array item, a
+ * payload value or key) made hostile: a NUL or a lone surrogate in it, or, for
+ * a date or date-time, an impossible or out-of-range one. Nothing else is
+ * wrong with the request, so only the edge's rule stands between it and the
+ * database (issue 14: the fuzz must fail when such a rule is removed).
+ */
+function withOneEmbedded(doc: Doc, schema: Schema): fc.Arbitrary<string> {
+  return fc
+    .tuple(validValue(doc, schema), fc.nat(), fc.constantFrom(...EMBEDDED), fc.boolean(), fc.boolean())
+    .map(([value, pick, bad, keys, padded]) => {
+      // The string leaves (and, when `keys`, the keys of objects), each with its schema and a way to change it in place.
+      const leaves: Array<{ text: string; schema?: Schema; change: (next: string) => void }> = [];
+      let root = value;
+      const collect = (v: unknown, at: Schema | undefined, set: (next: string) => void): void => {
+        const s = at ? deref(doc, at) : undefined;
+        if (typeof v === 'string') leaves.push({ text: v, schema: s, change: set });
+        else if (Array.isArray(v)) v.forEach((x, i) => collect(x, s?.items, (n) => (v[i] = n)));
+        else if (typeof v === 'object' && v !== null) {
+          const record = v as Record<string, unknown>;
+          for (const k of Object.keys(record)) {
+            collect(record[k], s?.properties?.[k], (n) => (record[k] = n));
+            if (keys) {
+              leaves.push({
+                text: k,
+                change: (n) => {
+                  record[n] = record[k];
+                  delete record[k];
+                },
+              });
+            }
+          }
+        }
+      };
+      collect(value, schema, (n) => (root = n));
+      if (leaves.length > 0) {
+        const { text, schema: s, change } = leaves[pick % leaves.length];
+        const freeText = s?.maxLength !== undefined && !s.pattern && !s.enum && !s.format;
+        // A date or date-time becomes an impossible or out-of-range one; free text with a limit is sometimes padded
+        // with variation selectors to one code point over it; any other string gets a NUL or a lone surrogate.
+        if (/^\d{4}-\d{2}-\d{2}T/.test(text)) change(IMPOSSIBLE_DATE_TIMES[pick % IMPOSSIBLE_DATE_TIMES.length]);
+        else if (/^\d{4}-\d{2}-\d{2}$/.test(text)) change(IMPOSSIBLE_DATES[pick % IMPOSSIBLE_DATES.length]);
+        else if (freeText && padded) change(vsPadded(s.maxLength!));
+        else change(`${text.slice(0, 1)}${bad}${text.slice(1)}`);
+      }
+      // JSON.stringify writes NUL and lone surrogates as \u escapes (well-formed JSON text).
+      return JSON.stringify(root) ?? 'null';
+    });
 }
 
 /** The extra keys, written as JSON text (an own `__proto__` key must not become the prototype here). */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
 
@@ -270,5 +270,89 @@ describe('tenancy and bounds end to end (issue 14)', () => {
     expect(ids.length).toBeGreaterThanOrEqual(4); // the item of the cross-tenant test and these three
     expect(new Set(ids).size).toBe(ids.length);
     expect(pages).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses every list cursor for another caller and on every other list (400 INVALID_CURSOR, D-29)', async () => {
+    // A cursor of A's on each list that takes one (earlier tests left A more than one page of each).
+    const session = await call<{ data: { session_id: string } }>(gateway.url, 'POST', '/v1/sessions', {
+      token: a.token,
+      body: { source: 'timer', intent_text: 'second' },
+    });
+    expect(session.status).toBe(201);
+    expect(
+      (await call(gateway.url, 'POST', `/v1/sessions/${session.body.data.session_id}/close`, { token: a.token, body: {} })).status,
+    ).toBe(200);
+    // Two connectors with a known secret; two signed deliveries on the first give its log a second page.
+    const secret = `s-${randomUUID()}`;
+    const connector = async (who: MemberWithToken, name: string): Promise<string> => {
+      const res = await call<{ data: { connector_id: string } }>(gateway.url, 'POST', '/v1/connectors', {
+        token: who.token,
+        body: { kind: 'github', name, secret },
+      });
+      expect(res.status).toBe(201);
+      return res.body.data.connector_id;
+    };
+    const [logged, other, foreign] = [await connector(a, 'acme/logged'), await connector(a, 'acme/other'), await connector(b, 'acme/b')];
+    for (let i = 0; i < 2; i++) {
+      const raw = JSON.stringify({ zen: `ping ${i}`, hook_id: i + 1 });
+      const res = await fetch(`${gateway.url}/hooks/github/${logged}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'ping',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`,
+        },
+        body: raw,
+      });
+      expect(res.status).toBeLessThan(300);
+    }
+    const deliveries = (id: string): string => `/v1/connectors/${id}/deliveries`;
+    const lists: Record<string, string> = {
+      events: '/v1/activity/events',
+      sessions: '/v1/sessions',
+      tokens: '/v1/tokens',
+      connectors: '/v1/connectors',
+      deliveries: deliveries(logged),
+      plate: '/v1/plate',
+    };
+    const cursors: Record<string, string> = {};
+    for (const [list, path] of Object.entries(lists)) {
+      const deadline = Date.now() + 10_000; // the delivery log is written once each delivery is verified
+      for (;;) {
+        const res = await call<{ meta: { cursor: string | null } }>(gateway.url, 'GET', `${path}?limit=1`, { token: a.token });
+        expect({ list, status: res.status }).toEqual({ list, status: 200 });
+        if (res.body.meta.cursor) {
+          cursors[list] = res.body.meta.cursor;
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`no second page on ${list}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    // Each cursor still works for its own caller on its own list (the refusals below are not about the cursor itself).
+    for (const [list, cursor] of Object.entries(cursors)) {
+      const own = await call(gateway.url, 'GET', `${lists[list]}?limit=1&cursor=${encodeURIComponent(cursor)}`, { token: a.token });
+      expect({ list, status: own.status }).toEqual({ list, status: 200 });
+    }
+    const refusals: Array<[string, MemberWithToken, string]> = [];
+    for (const [list, cursor] of Object.entries(cursors)) {
+      // Another caller (another workspace) on the same list; for a delivery log, the caller's own connector.
+      refusals.push([list, b, list === 'deliveries' ? deliveries(foreign) : lists[list]]);
+      // The same caller on every other list, and on another connector's log.
+      for (const [to, path] of Object.entries(lists)) if (to !== list) refusals.push([list, a, path]);
+      if (list === 'deliveries') refusals.push([list, a, deliveries(other)]);
+      for (const [, who, path] of refusals.splice(0)) {
+        const res = await call<ErrorBody>(gateway.url, 'GET', `${path}?limit=1&cursor=${encodeURIComponent(cursor)}`, { token: who.token });
+        const caller = who === a ? 'owner' : 'other workspace';
+        expect({ list, caller, path, status: res.status, code: res.body.error?.code }).toEqual({
+          list,
+          caller,
+          path,
+          status: 400,
+          code: 'INVALID_CURSOR',
+        });
+      }
+    }
   });
 });
