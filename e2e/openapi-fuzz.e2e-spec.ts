@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { ErrorCode } from '@worktrack/contracts';
-import { D2_STATUS } from './fixtures/d2-status';
+import { ErrorCode, httpStatusOf } from '@worktrack/contracts';
 import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type Reply } from './http';
 
@@ -416,7 +415,7 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
         typeof error.message === 'string' &&
         typeof error.code === 'string' &&
         codes.has(error.code) &&
-        D2_STATUS[error.code as ErrorCode] === res.status &&
+        httpStatusOf(error.code as ErrorCode) === res.status &&
         Object.keys(error).every((k) => ['code', 'message', 'details'].includes(k));
       if (!envelope) throw new Error(`not the D-1 envelope with a D-2 code of its status: ${context}`);
       return;

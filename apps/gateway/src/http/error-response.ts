@@ -1,30 +1,8 @@
 import { HttpException } from '@nestjs/common';
-import { ErrorCode, type ErrorBody } from '@worktrack/contracts';
+import { ErrorCode, httpStatusOf, type ErrorBody } from '@worktrack/contracts';
 import { DomainError, isDomainError, isTransientInfrastructureError, TRANSIENT_MESSAGE } from '@worktrack/platform';
 
-/** D-2: the one mapping from error code to HTTP status; a `Record` over every code, so exhaustive by type. */
-const HTTP_STATUS: Record<ErrorCode, number> = {
-  VALIDATION_FAILED: 400,
-  INVALID_JSON: 400,
-  PROTOTYPE_POISONING: 400,
-  INVALID_CURSOR: 400,
-  ASSIGNEE_NOT_FOUND: 400,
-  PLATE_DATE_IN_PAST: 400,
-  PAYLOAD_CONTAINS_SECRET: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  SESSION_NOT_FOUND: 404,
-  SESSION_STATE_CONFLICT: 409,
-  IDEMPOTENCY_KEY_REUSED: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-  UNAVAILABLE: 503,
-};
-
-export const httpStatusOf = (code: ErrorCode): number => HTTP_STATUS[code];
+export { httpStatusOf };
 
 export interface ErrorResponse {
   status: number;
