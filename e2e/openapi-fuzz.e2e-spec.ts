@@ -796,7 +796,10 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
           const c = all[index];
           const { request, expected, what } = c.build(variant);
           perClass.set(c.hostile, (perClass.get(c.hostile) ?? 0) + 1);
-          const answer = await send(request, op, where);
+          // A contract failure (a 5xx, an undocumented status) names the case too.
+          const answer = await send(request, op, where).catch((e: Error) => {
+            throw new Error(`${c.label} (${what}): ${e.message}`);
+          });
           const specific =
             answer.status === expected.status &&
             answer.error?.code === expected.code &&
