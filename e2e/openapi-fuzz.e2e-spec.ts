@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { ErrorCode, httpStatusOf } from '@worktrack/contracts';
@@ -53,11 +53,12 @@ interface Parameter {
   required?: boolean;
   schema?: Schema;
   $ref?: string;
+  example?: unknown;
 }
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
-  requestBody?: { content: Record<string, { schema: Schema }> };
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }> };
   responses: Record<string, unknown>;
 }
 interface Doc {
@@ -342,6 +343,314 @@ function requestFor(doc: Doc, method: string, template: string, op: Operation): 
     .map(({ path: p, query, body: b, encoding: e }) => ({ method: method.toUpperCase(), path: p, query, body: b, encoding: e }));
 }
 
+// --- One hostile class at a time (issue 14) ---------------------------------------------------
+
+/**
+ * The classes the edge answers with a rule of its own, each sent alone in an
+ * otherwise valid request (the operation's documented example), so that the
+ * only thing between it and the services is that rule.
+ */
+type HostileClass = 'nul' | 'date' | 'prototype' | 'encoding';
+
+/** What the edge must answer when the class is the request's only fault. */
+type Expected = { status: 400; code: ErrorCode; path: string } | { status: 415; code: ErrorCode };
+
+/** One place in one operation's example request where one class goes; `variant` (fast-check's pick) chooses how. */
+interface HostileCase {
+  label: string;
+  hostile: HostileClass;
+  build: (variant: number) => { request: FuzzRequest; expected: Expected; what: string };
+}
+
+/** Answered status and, for an error, its envelope (already checked against D-1/D-2 by `send`). */
+interface Answer {
+  status: number;
+  error?: { code: string; message: string; details?: Array<{ path: string; issue: string }> };
+  context: string;
+}
+
+/** Impossible or out-of-range date-times: no day 30 February, no 24:00 or leap second, no year 0000, offsets within ±14:00, years up to 9999 after the offset. */
+const BAD_DATE_TIMES = [
+  '2026-02-30T10:00:00Z',
+  '2025-02-29T10:00:00Z',
+  '2026-04-31T10:00:00+02:00',
+  '2026-05-01T24:00:00Z',
+  '2026-05-01T23:60:00Z',
+  '2026-05-01T23:59:60Z',
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00+14:00',
+  '2026-05-01T10:00:00+14:30',
+  '2026-05-01T10:00:00-23:59',
+  '2026-05-01T10:00:00+15:00',
+  '9999-12-31T23:59:59Z',
+  '9999-12-31T10:00:00-14:00',
+];
+/** Impossible or out-of-range calendar dates (the accepted range is 0001-01-02 – 9999-12-30). */
+const BAD_DATES = ['2026-02-30', '2025-02-29', '2026-04-31', '2026-06-31', '0000-01-01', '0001-01-01', '9999-12-31'];
+
+const DATE_TIME_TEXT = /^\d{4}-\d{2}-\d{2}T/;
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A key as the edge names it in a path (control characters escaped, as `printable` in libs/contracts input-safety). */
+const shownKey = (key: string): string => key.split('\u0000').join('\\u0000');
+const childPath = (parent: string, key: string | number): string =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? shownKey(key) : `${parent}.${shownKey(key)}`;
+
+/** `text` with a NUL at a place `variant` picks: before, inside, after, or NUL alone. */
+function withNul(text: string, variant: number): string {
+  const places = text.length + 2;
+  const at = variant % places;
+  if (at === text.length + 1) return '\u0000';
+  return `${text.slice(0, at)}\u0000${text.slice(at)}`;
+}
+
+/** An own `__proto__` data property (as `JSON.parse` makes one), so that JSON.stringify writes it. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+const POISON: Array<{ key: string; value: unknown }> = [
+  { key: '__proto__', value: { polluted: true } },
+  { key: '__proto__', value: { toString: 'x', isAdmin: true } },
+  { key: 'constructor', value: { prototype: { polluted: true } } },
+];
+
+const ENCODINGS = ['gzip', 'deflate', 'br', 'x-unknown', 'gzip, identity', 'compress'];
+
+/** A parameter's documented example, else its schema's example, default or first enum value. */
+function parameterExample(doc: Doc, p: Parameter): string | undefined {
+  const s = p.schema ? deref(doc, p.schema) : {};
+  const own = s as Schema & { examples?: unknown[]; default?: unknown };
+  const value = p.example ?? own.examples?.[0] ?? own.default ?? own.enum?.find((v) => v !== null);
+  return value === undefined || value === null
+    ? undefined
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : `${value as string | number | boolean}`;
+}
+
+/** A value of a date or date-time parameter that has no example (a day ago: valid, realistic). */
+const validDateFor = (s: Schema): string | undefined => {
+  const day = new Date(Date.now() - 86_400_000).toISOString();
+  if (s.format === 'date-time') return day;
+  if (s.format === 'date') return day.slice(0, 10);
+  return undefined;
+};
+
+/** The operation's documented request bodies (one per named example). */
+function bodyExamples(op: Operation): Array<{ name: string; value: unknown }> {
+  const media = op.requestBody?.content['application/json'];
+  if (!media) return [];
+  if (media.example !== undefined) return [{ name: 'example', value: media.example }];
+  return Object.entries(media.examples ?? {}).map(([name, e]) => ({ name, value: e.value }));
+}
+
+/**
+ * Every (place, class) of one operation, generic over the document: the
+ * example request with, in turn, a NUL in each string value, in each key of a
+ * free-form object (a payload) and in each string parameter; an impossible
+ * date in each date or date-time (body or query); a prototype key in each
+ * object of the body and in the query; an encoded body.
+ */
+function hostileCases(doc: Doc, method: string, template: string, op: Operation): { example: FuzzRequest; cases: HostileCase[] } {
+  const params = (op.parameters ?? []).filter((p) => !p.$ref);
+  const pathParams = params.filter((p) => p.in === 'path');
+  const queryParams = params.filter((p) => p.in === 'query');
+  // Webhook bodies are verified byte for byte and parsed by the connectors service, not at the edge.
+  const hook = template.startsWith('/hooks/');
+  const pathValues = Object.fromEntries(pathParams.map((p) => [p.name, parameterExample(doc, p) ?? randomUUID()]));
+  const requiredQuery = queryParams.filter((p) => p.required && parameterExample(doc, p) !== undefined);
+  const base = (
+    body: unknown,
+    change: { path?: Record<string, string>; query?: Array<[string, string]>; encoding?: string; rawBody?: string } = {},
+  ): FuzzRequest => {
+    const segments = { ...pathValues, ...change.path };
+    const path = pathParams.reduce((acc, p) => acc.replace(`{${p.name}}`, encodeSegment(segments[p.name])), template);
+    const query = new Map<string, string>(requiredQuery.map((p) => [p.name, parameterExample(doc, p)!]));
+    for (const [k, v] of change.query ?? []) query.set(k, v);
+    return {
+      method: method.toUpperCase(),
+      path,
+      query: [...query.entries()].map(([k, v]) => `${encodeURIComponent(k)}=${encodeSegment(v)}`).join('&'),
+      body: change.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+      encoding: change.encoding,
+    };
+  };
+  const bodySchema = op.requestBody?.content['application/json']?.schema;
+  const examples = bodyExamples(op);
+  const firstBody = examples[0]?.value;
+  const cases: HostileCase[] = [];
+  const refused = (path: string): Expected => ({ status: 400, code: ErrorCode.VALIDATION_FAILED, path });
+
+  for (const { name, value } of hook ? [] : examples) {
+    // Each place in the example body: a string (with its schema), a free-form object, any object.
+    const places: Array<{ kind: 'string' | 'object'; path: string; schema?: Schema; freeForm: boolean; route: Array<string | number> }> =
+      [];
+    const walk = (v: unknown, schema: Schema | undefined, path: string, route: Array<string | number>): void => {
+      const s = schema ? deref(doc, schema) : undefined;
+      if (typeof v === 'string') places.push({ kind: 'string', path, schema: s, freeForm: false, route });
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, s?.items, childPath(path, i), [...route, i]));
+      else if (typeof v === 'object' && v !== null) {
+        const variants = s?.anyOf ?? s?.oneOf;
+        const freeForm = !s || (!s.properties && !variants) || (typeof s.additionalProperties === 'object' && !s.properties);
+        places.push({ kind: 'object', path, schema: s, freeForm, route });
+        for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+          const child = s?.properties?.[k] ?? (typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined);
+          walk(x, child, childPath(path, k), [...route, k]);
+        }
+      }
+    };
+    walk(value, bodySchema, '', []);
+    const clone = (): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+    for (const place of places) {
+      const where = `body ${name} ${place.path || '(root)'}`;
+      if (place.kind === 'string') {
+        const original = at(value, place.route) as string;
+        const replace = (next: string): unknown => {
+          if (place.route.length === 0) return next;
+          const root = clone();
+          const parent = at(root, place.route.slice(0, -1)) as Record<string | number, unknown>;
+          parent[place.route[place.route.length - 1]] = next;
+          return root;
+        };
+        cases.push({
+          label: `NUL in ${where}`,
+          hostile: 'nul',
+          build: (variant) => {
+            const bad = withNul(original, variant);
+            return { request: base(replace(bad)), expected: refused(place.path), what: JSON.stringify(bad) };
+          },
+        });
+        const dateTime = place.schema?.format === 'date-time' || DATE_TIME_TEXT.test(original);
+        const date = place.schema?.format === 'date' || DATE_TEXT.test(original);
+        if (dateTime || date) {
+          const list = dateTime ? BAD_DATE_TIMES : BAD_DATES;
+          cases.push({
+            label: `impossible ${dateTime ? 'date-time' : 'date'} in ${where}`,
+            hostile: 'date',
+            build: (variant) => {
+              const bad = list[variant % list.length];
+              return { request: base(replace(bad)), expected: refused(place.path), what: bad };
+            },
+          });
+        }
+      } else {
+        if (place.freeForm) {
+          // A payload: NUL in one of its keys (an existing one, or a new key), and in a value under a new key.
+          cases.push({
+            label: `NUL in a key of ${where}`,
+            hostile: 'nul',
+            build: (variant) => {
+              const root = clone();
+              const target = at(root, place.route) as Record<string, unknown>;
+              const keys = Object.keys(target);
+              const old = keys.length > 0 && variant % 2 === 0 ? keys[variant % keys.length] : 'note';
+              const bad = withNul(old, variant >> 1);
+              const v = old in target ? target[old] : 'text';
+              delete target[old];
+              target[bad] = v;
+              return { request: base(root), expected: refused(childPath(place.path, bad)), what: JSON.stringify(bad) };
+            },
+          });
+          cases.push({
+            label: `NUL in a new value of ${where}`,
+            hostile: 'nul',
+            build: (variant) => {
+              const root = clone();
+              const bad = withNul('a realistic note', variant);
+              (at(root, place.route) as Record<string, unknown>).note = bad;
+              return { request: base(root), expected: refused(childPath(place.path, 'note')), what: JSON.stringify(bad) };
+            },
+          });
+        }
+        cases.push({
+          label: `prototype key in ${where}`,
+          hostile: 'prototype',
+          build: (variant) => {
+            const root = clone();
+            const { key, value: poison } = POISON[variant % POISON.length];
+            setOwn(at(root, place.route) as Record<string, unknown>, key, poison);
+            return {
+              request: base(root),
+              expected: { status: 400, code: ErrorCode.PROTOTYPE_POISONING, path: childPath(place.path, key) },
+              what: `${key}: ${JSON.stringify(poison)}`,
+            };
+          },
+        });
+      }
+    }
+  }
+
+  for (const p of pathParams) {
+    cases.push({
+      label: `NUL in path parameter ${p.name}`,
+      hostile: 'nul',
+      build: (variant) => {
+        const bad = withNul(pathValues[p.name], variant);
+        return { request: base(firstBody, { path: { [p.name]: bad } }), expected: refused(p.name), what: JSON.stringify(bad) };
+      },
+    });
+  }
+  for (const p of queryParams) {
+    const s = p.schema ? deref(doc, p.schema) : {};
+    if (!typesOf(s).includes('string') && !s.enum) continue;
+    const example = parameterExample(doc, p) ?? validDateFor(s) ?? 'a';
+    cases.push({
+      label: `NUL in query parameter ${p.name}`,
+      hostile: 'nul',
+      build: (variant) => {
+        const bad = withNul(example, variant);
+        return { request: base(firstBody, { query: [[p.name, bad]] }), expected: refused(p.name), what: JSON.stringify(bad) };
+      },
+    });
+    const dateTime = s.format === 'date-time' || DATE_TIME_TEXT.test(example);
+    const date = s.format === 'date' || DATE_TEXT.test(example);
+    if (dateTime || date) {
+      const list = dateTime ? BAD_DATE_TIMES : BAD_DATES;
+      cases.push({
+        label: `impossible ${dateTime ? 'date-time' : 'date'} in query parameter ${p.name}`,
+        hostile: 'date',
+        build: (variant) => {
+          const bad = list[variant % list.length];
+          return { request: base(firstBody, { query: [[p.name, bad]] }), expected: refused(p.name), what: bad };
+        },
+      });
+    }
+  }
+  cases.push({
+    label: 'prototype key in the query',
+    hostile: 'prototype',
+    build: (variant) => {
+      const value = ['true', '{}', '1', ''][variant % 4];
+      return {
+        request: base(firstBody, { query: [['__proto__', value]] }),
+        expected: { status: 400, code: ErrorCode.PROTOTYPE_POISONING, path: '__proto__' },
+        what: `__proto__=${value}`,
+      };
+    },
+  });
+  if (op.requestBody) {
+    const raw = firstBody === undefined ? '{}' : JSON.stringify(firstBody);
+    cases.push({
+      label: 'an encoded body',
+      hostile: 'encoding',
+      build: (variant) => {
+        const encoding = ENCODINGS[variant % ENCODINGS.length];
+        return {
+          request: base(firstBody, { encoding, rawBody: raw }),
+          expected: { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE },
+          what: encoding,
+        };
+      },
+    });
+  }
+  return { example: base(firstBody), cases };
+}
+
+/** The value at `route` inside `root`. */
+const at = (root: unknown, route: Array<string | number>): unknown =>
+  route.reduce<unknown>((acc, k) => (acc as Record<string | number, unknown>)[k], root);
+
 // --- The stack ---------------------------------------------------------------------------------
 
 describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
@@ -382,7 +691,7 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
     await Promise.all(apps.map((p) => p.stop()));
   });
 
-  async function send(r: FuzzRequest, op: Operation, where: string): Promise<void> {
+  async function send(r: FuzzRequest, op: Operation, where: string): Promise<Answer> {
     // The provider webhooks and operator routes are outside the /v1 server (their path items have servers of their own).
     const item = doc.paths[where.slice(where.indexOf(' ') + 1)] as unknown as { servers?: unknown[] };
     const url = `${gateway.url}${item.servers ? '' : '/v1'}${r.path}${r.query ? `?${r.query}` : ''}`;
@@ -394,6 +703,8 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
       if (r.encoding) {
         headers['content-encoding'] = r.encoding;
         if (r.encoding === 'gzip') body = gzipSync(body);
+        if (r.encoding === 'deflate') body = deflateSync(body);
+        if (r.encoding === 'br') body = brotliCompressSync(body);
       }
     }
     const res = await fetch(url, { method: r.method, headers, body });
@@ -418,9 +729,10 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
         httpStatusOf(error.code as ErrorCode) === res.status &&
         Object.keys(error).every((k) => ['code', 'message', 'details'].includes(k));
       if (!envelope) throw new Error(`not the D-1 envelope with a D-2 code of its status: ${context}`);
-      return;
+      return { status: res.status, error: error as Answer['error'], context };
     }
     recordAccepted(r, text);
+    return { status: res.status, context };
   }
 
   function recordAccepted(r: FuzzRequest, text: string): void {
@@ -432,6 +744,11 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
     // A connector acts through a report_only token of its own, listed among the member's tokens (D-36).
     if (r.path === '/connectors' && typeof data.credential_token_id === 'string') accepted.tokens.add(data.credential_token_id);
     if (r.path === '/tokens' && typeof data.token_id === 'string') accepted.tokens.add(data.token_id);
+    // Any other accepted write that answers with an id (a tool call over MCP starting a session, its reply
+    // nested as text): anywhere in the reply, escaped or not.
+    for (const [, key, id] of text.matchAll(/(session_id|connector_id|token_id|credential_token_id)\\?"\s*:\s*\\?"([0-9a-f-]{36})/g)) {
+      accepted[key === 'session_id' ? 'sessions' : key === 'connector_id' ? 'connectors' : 'tokens'].add(id);
+    }
   }
 
   it('answers every generated request within the contract: no 5xx, documented statuses, D-1 envelopes, request ids', async () => {
@@ -443,7 +760,9 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
     for (const [i, { method, path, op }] of operations.entries()) {
       const where = `${method.toUpperCase()} ${path}`;
       await fc.assert(
-        fc.asyncProperty(requestFor(doc, method, path, op), (r) => send(r, op, where)),
+        fc.asyncProperty(requestFor(doc, method, path, op), async (r) => {
+          await send(r, op, where);
+        }),
         { seed: SEED + i, numRuns: RUNS, endOnFailure: true, verbose: 0 },
       );
     }
@@ -453,6 +772,58 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
     );
     // Not only refusals: the generator also reaches the handlers.
     expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
+  }, 600_000);
+
+  it('answers each hostile class alone, in every place of every operation, with the edge rule for it', async () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]).map((m) => ({ method: m, path, op: item[m] })),
+    );
+    const started = Date.now();
+    const perClass = new Map<HostileClass, number>();
+    let cases = 0;
+    for (const [i, { method, path, op }] of operations.entries()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const { example, cases: all } = hostileCases(doc, method, path, op);
+      if (all.length === 0) continue;
+      cases += all.length;
+      // The example as documented: what the request would be answered without the hostile class.
+      const baseline = await send(example, op, where);
+      // Refused before any input is looked at (an operator route, a webhook without signature): that is another fault.
+      const otherFault = baseline.status === 401 || baseline.status === 403;
+      await fc.assert(
+        fc.asyncProperty(fc.nat(all.length - 1), fc.nat(1_000), async (index, variant) => {
+          const c = all[index];
+          const { request, expected, what } = c.build(variant);
+          perClass.set(c.hostile, (perClass.get(c.hostile) ?? 0) + 1);
+          // A contract failure (a 5xx, an undocumented status) names the case too.
+          const answer = await send(request, op, where).catch((e: Error) => {
+            throw new Error(`${c.label} (${what}): ${e.message}`);
+          });
+          const specific =
+            answer.status === expected.status &&
+            answer.error?.code === expected.code &&
+            (!('path' in expected) || (answer.error.details ?? []).some((d) => d.path === expected.path));
+          if (!specific && !(otherFault && answer.status === baseline.status)) {
+            const wanted =
+              'path' in expected ? `${expected.status} ${expected.code} naming ${expected.path}` : `${expected.status} ${expected.code}`;
+            throw new Error(`${c.label} (${what}): wanted ${wanted}; got ${answer.context}`);
+          }
+        }),
+        // Every (place, class) once with its own variant, then as many again at random.
+        {
+          seed: SEED + 1_000 + i,
+          numRuns: all.length * 2,
+          examples: all.map((_, k): [number, number] => [k, k]),
+          endOnFailure: true,
+          verbose: 0,
+        },
+      );
+    }
+    const classes = [...perClass.entries()].map(([k, n]) => `${k}×${n}`).join(' ');
+    process.stdout.write(
+      `[fuzz] one class at a time: ${cases} places over ${operations.length} operations, ${classes} in ${Date.now() - started} ms\n`,
+    );
+    expect(perClass.size).toBe(4);
   }, 600_000);
 
   /** Every id of a listing, following cursors. */
