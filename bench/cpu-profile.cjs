@@ -12,7 +12,9 @@ const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const dir = process.env.CPU_PROFILE_DIR;
-const app = /dist\/apps\/([^/]+)\//.exec(process.argv[1] ?? '')?.[1];
+const argv1 = process.argv[1] ?? '';
+// dist/apps/<app>/main.js, or the services' one-process host (what `npm start` runs).
+const app = /dist\/apps\/([^/]+)\//.exec(argv1)?.[1] ?? (/dist\/scripts\/services-host\.js$/.test(argv1) ? 'services' : undefined);
 if (dir && app) {
   const session = new Session();
   session.connect();

@@ -2,10 +2,11 @@ import { CorrelatedEventEntity } from '../links/entities/correlated-event.entity
 import { SessionIntervalEntity } from '../links/entities/session-interval.entity';
 import { CorrelationInit1763750000002 } from './migrations/1763750000002-CorrelationInit';
 import { CorrelationLinks1763810000000 } from './migrations/1763810000000-CorrelationLinks';
+import { CorrelationApplySessionChange1764010000000 } from './migrations/1764010000000-CorrelationApplySessionChange';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
   schema: 'correlation',
   entities: [SessionIntervalEntity, CorrelatedEventEntity],
-  migrations: [CorrelationInit1763750000002, CorrelationLinks1763810000000],
+  migrations: [CorrelationInit1763750000002, CorrelationLinks1763810000000, CorrelationApplySessionChange1764010000000],
 };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { EventsLinked } from '@worktrack/contracts';
-import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
+import { outboxTarget, queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
   event_id: string;
@@ -29,13 +29,6 @@ export interface HeldLink extends ChangedLink {
   member_id: string;
 }
 
-export interface SessionRow {
-  session_id: string;
-  started_at: Date;
-  closed_at: Date | null;
-  revision: number;
-}
-
 /**
  * Correlation's tables. Every change for a member runs under that member's
  * transaction-scoped advisory lock, so event batches and session changes
@@ -49,11 +42,6 @@ export class LinksRepository {
   constructor(private readonly dataSource: DataSource) {
     this.s = `"${schemaOf(dataSource)}"`;
     this.outbox = outboxTarget(schemaOf(dataSource));
-  }
-
-  /** A transaction holding the member's lock. */
-  forMember<T>(memberId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.forMembers([memberId], work);
   }
 
   /**
@@ -78,7 +66,7 @@ export class LinksRepository {
 
   /**
    * Inserts events not seen before, each already linked by D-31's rule (see
-   * `relink`), and writes the links of the new ones that got a session to the
+   * `applySessionChange`), and writes the links of the new ones that got a session to the
    * outbox as EventsLinked messages (per member, at most `linksPerMessage`
    * links each, keyed by the member id as given): one statement (issue 17)
    * instead of an insert, an update of the same rows and an outbox write, for
@@ -141,53 +129,40 @@ export class LinksRepository {
     return rows[0]?.messages ?? 0;
   }
 
-  async session(manager: EntityManager, sessionId: string): Promise<SessionRow | undefined> {
-    const rows = await queryRows<SessionRow>(
-      manager,
-      `SELECT session_id, started_at, closed_at, revision FROM ${this.s}."sessions" WHERE session_id = $1`,
-      [sessionId],
-    );
-    return rows[0];
-  }
-
-  async saveSession(
-    manager: EntityManager,
-    s: { sessionId: string; memberId: string; startedAt: string; closedAt: string | null; revision: number },
-  ): Promise<void> {
-    await manager.query(
-      `INSERT INTO ${this.s}."sessions" (session_id, member_id, started_at, closed_at, revision) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (session_id) DO UPDATE SET started_at = EXCLUDED.started_at, closed_at = EXCLUDED.closed_at, revision = EXCLUDED.revision`,
-      [s.sessionId, s.memberId, s.startedAt, s.closedAt, s.revision],
-    );
-  }
-
   /**
-   * Recomputes the links of a member's events that occurred in [from, to)
-   * with D-31's rule: the session whose [started_at, closed_at) contains
-   * occurred_at, open-ended while live, the latest started_at winning among
-   * overlaps (then the greatest id, so the answer is unique). Updates only
-   * links that change; returns them.
+   * Applies a session change in one autocommitted round trip (issue 17, ADR
+   * 0012 decision 16): `correlation.apply_session_change` (migration
+   * 1764010000000) takes the member's lock, ignores a stale or repeated
+   * revision, stores the interval, relinks by D-31's rule the events that
+   * occurred in the old or new interval (the session whose [started_at,
+   * closed_at) contains occurred_at, open-ended while live, the latest
+   * started_at winning among overlaps, then the greatest id), and queues the
+   * changed links as EventsLinked messages. Returns how many links changed, or
+   * -1 when the change was stale or repeated.
    */
-  async relink(manager: EntityManager, memberId: string, scope: { from: Date; to: Date | null }): Promise<ChangedLink[]> {
-    const params: unknown[] = [memberId, scope.from, scope.to];
-    const filter = 'e.occurred_at >= $2::timestamptz AND ($3::timestamptz IS NULL OR e.occurred_at < $3::timestamptz)';
-    return queryRows<ChangedLink>(
-      manager,
-      `WITH target AS (
-         SELECT e.event_id,
-                (SELECT s.session_id FROM ${this.s}."sessions" s
-                  WHERE s.member_id = e.member_id AND s.started_at <= e.occurred_at
-                    AND (s.closed_at IS NULL OR e.occurred_at < s.closed_at)
-                  ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
-           FROM ${this.s}."events" e
-          WHERE e.member_id = $1::uuid AND ${filter}
-       )
-       UPDATE ${this.s}."events" e SET session_id = t.linked, link_version = e.link_version + 1
-         FROM target t
-        WHERE e.event_id = t.event_id AND e.session_id IS DISTINCT FROM t.linked
-       RETURNING e.event_id, e.session_id, e.link_version`,
-      params,
+  async applySessionChange(
+    change: { sessionId: string; memberId: string; startedAt: string; closedAt: string | null; revision: number },
+    outbox: { linksPerMessage: number; requestId: string | null },
+  ): Promise<number> {
+    const rows = await queryPrepared<{ changed: number }>(
+      this.dataSource,
+      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS changed`,
+      [
+        change.sessionId,
+        change.memberId,
+        change.startedAt,
+        change.closedAt,
+        change.revision,
+        change.memberId,
+        outbox.linksPerMessage,
+        EventsLinked.topic,
+        EventsLinked.type,
+        EventsLinked.version,
+        outbox.requestId,
+        this.outbox.channel,
+      ],
     );
+    return rows[0]?.changed ?? 0;
   }
 
   /**
@@ -214,7 +189,7 @@ export class LinksRepository {
    * For events announced again (a replayed EventsStored): the current link of
    * those held, for publishing again, so that a link ingestion never applied
    * reaches it (its versioned apply ignores what it has). A held link that
-   * D-31's rule (see `relink`) no longer gives is corrected first, with a new
+   * D-31's rule (see `applySessionChange`) no longer gives is corrected first, with a new
    * version. Events never linked (version 0, no session) have nothing to
    * send; events not held are left to `insertLinkedQueued`.
    */

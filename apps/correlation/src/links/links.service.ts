@@ -90,23 +90,17 @@ export class LinksService {
     for (const [memberId, links] of byMember) await this.publisher.changed(manager, memberId, links);
   }
 
+  /** One round trip (issue 17): the lock, the revision check, the interval, the relink and its messages. */
   async onSessionChanged(change: SessionChangedV1): Promise<void> {
-    await this.links.forMember(change.memberId, async (manager) => {
-      const before = await this.links.session(manager, change.sessionId);
-      if (before && before.revision >= change.revision) return; // stale or repeated
-      await this.links.saveSession(manager, {
+    await this.links.applySessionChange(
+      {
         sessionId: change.sessionId,
         memberId: change.memberId,
         startedAt: change.startedAt,
         closedAt: change.closedAt ?? null,
         revision: change.revision,
-      });
-      // The events whose link may change: those the old or the new interval covers.
-      const starts = [Date.parse(change.startedAt), ...(before ? [before.started_at.getTime()] : [])];
-      const ends = [change.closedAt ? Date.parse(change.closedAt) : null, ...(before ? [before.closed_at?.getTime() ?? null] : [])];
-      const from = new Date(Math.min(...starts));
-      const to = ends.some((e) => e === null) ? null : new Date(Math.max(...(ends as number[])));
-      await this.publisher.changed(manager, change.memberId, await this.links.relink(manager, change.memberId, { from, to }));
-    });
+      },
+      { linksPerMessage: LINKS_PER_MESSAGE, requestId: currentRequestId() ?? null },
+    );
   }
 }
