@@ -166,6 +166,19 @@ describe('hostile and odd input (issue 14) end to end', () => {
       headers: { 'x-forwarded-for': `${attacker}, ${address()}` },
     });
     expect(other.status).toBe(200);
+    // Issue 17 (ADR 0012 decision 17): from the blocked address, a valid token this gateway has not
+    // verified yet is refused like a guess; once verified (from elsewhere), it is served from there too.
+    const second = memberWithToken({ workspace: `abuse-${run}`, email: `b-${run}@example.com` });
+    used.push(second.token);
+    const unseen = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': attacker } });
+    expect([unseen.status, unseen.body.error.code]).toEqual([429, 'RATE_LIMITED']);
+    expect((await call(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': address() } })).status).toBe(200);
+    const verified = await call(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': attacker } });
+    expect(verified.status).toBe(200);
+    // Guesses from that address are still refused without a round trip.
+    const guess = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token: randomToken(), headers: { 'x-forwarded-for': attacker } });
+    expect(guess.status).toBe(429);
+    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
     // Forged hooks count too: unknown connectors and bad signatures.
     const hookAttacker = address();
     for (let i = 0; i < UNAUTH_LIMIT; i += 1) {

@@ -10,6 +10,7 @@ import { registerInputGuard } from './http/input-guard';
 import { registerRequestDeadline } from './http/request-deadline';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
+import { ApiTokenVerifier } from './auth/api-token.verifier';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { registerUnauthenticatedLimit } from './rate-limit/unauthenticated-limit.hook';
 
@@ -48,7 +49,8 @@ export async function startGateway(
 export async function configureGateway(app: NestFastifyApplication): Promise<void> {
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
   applyApiPrefix(app);
-  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter));
+  const tokens = app.get(ApiTokenVerifier);
+  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), (authorization) => tokens.isVerified(authorization));
   registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
   registerInputGuard(app.getHttpAdapter().getInstance());
   registerRequestDeadline(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).REQUEST_TIMEOUT_MS);

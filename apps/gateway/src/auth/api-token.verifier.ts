@@ -29,6 +29,9 @@ import { unauthenticated } from './auth.errors';
 import { GatewayConfig } from '../gateway.config';
 import type { Principal } from './principal';
 
+/** The credential of an `Authorization: Bearer …` header (as the auth guard reads it). */
+export const BEARER = /^Bearer\s+(\S+)$/i;
+
 const sha256hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 const isRefusal = (err: unknown): err is DomainError => err instanceof DomainError && err.code === ErrorCode.UNAUTHENTICATED;
 
@@ -172,6 +175,25 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
       return cached.value;
     }
     return this.lookupToken(key, parsed.tokenId, parsed.secret);
+  }
+
+  /**
+   * Whether `verify` would answer this token from the cache, with no round
+   * trip: the bearer of an `Authorization` header value is an API token this
+   * replica verified recently and still trusts. Lets the per-address limit of
+   * unauthenticated failures skip its Redis call for credentials that are not
+   * guesses (issue 17, ADR 0012 decision 17).
+   */
+  isVerified(authorization: string | string[] | undefined): boolean {
+    if (typeof authorization !== 'string') return false;
+    const match = BEARER.exec(authorization.trim());
+    if (!match || !match[1].startsWith('wt_')) return false;
+    const parsed = parseApiToken(match[1]);
+    if (!parsed) return false;
+    const key = sha256hex(match[1]);
+    if (this.isRefused(`id:${parsed.tokenId}`) || this.isRefused(`hash:${key}`)) return false;
+    const cached = this.tokens.get(key);
+    return cached !== undefined && this.trust(cached);
   }
 
   /** A session JWT's claims (signature already checked): its member must be an active member of that workspace. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard as PassportAuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { ACCESS_RULE, type AccessRule } from './access.decorator';
-import { ApiTokenVerifier } from './api-token.verifier';
+import { ApiTokenVerifier, BEARER } from './api-token.verifier';
 import { reportOnlyCredential, unauthenticated } from './auth.errors';
 import type { Principal } from './principal';
 
@@ -38,7 +38,7 @@ export class AuthGuard implements CanActivate {
     if (rule === undefined) throw new Error(`route ${request.routeOptions.url ?? '?'} declares no access rule`);
 
     const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
+    const match = typeof header === 'string' ? BEARER.exec(header.trim()) : null;
     if (!match) throw unauthenticated();
     const credential = match[1];
     if (credential.startsWith('wt_')) {
