@@ -125,6 +125,8 @@ describe('hostile and odd input (issue 14) end to end', () => {
         UNAUTH_RATE_LIMIT_PER_MINUTE: String(UNAUTH_LIMIT),
         TRUSTED_PROXY_HOPS: '1',
         HOOK_BODY_LIMIT_BYTES: String(HOOK_LIMIT),
+        // Every access line, successes included (they are debug): the credential check below reads them all.
+        LOG_LEVEL: 'debug',
       },
       120_000,
     );
@@ -440,6 +442,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     await new Promise((r) => setTimeout(r, 500));
     const logs = apps.map((a) => [a.app, a.output()] as const);
     expect(logs.find(([app]) => app === 'gateway')?.[1]).toContain('access_token=[REDACTED]');
+    expect(logs.find(([app]) => app === 'gateway')?.[1]).toContain('/metrics?key=[REDACTED]');
     for (const [app, output] of logs) {
       for (const credential of used) {
         if (output.includes(credential)) throw new Error(`${app}'s log holds a credential (${credential.slice(0, 6)}…)`);

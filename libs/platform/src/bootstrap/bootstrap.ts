@@ -120,6 +120,9 @@ const START_ATTEMPTS = 10;
 /** Retry-After on a 503: how soon a client may try again (D-2 UNAVAILABLE). */
 export const RETRY_AFTER_SECONDS = 1;
 
+/** An access log line is info at or above this duration (or for a failure); debug otherwise. */
+const SLOW_REQUEST_MS = 1_000;
+
 /**
  * Creates a Nest app on Fastify with the platform's HTTP conventions: request
  * ids in every response and log line, JSON-only bodies, the D-1 error
@@ -198,10 +201,15 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
     metrics.httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
-    logger.info(
-      { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
+    // Issue 17 (ADR 0012 decision 18): the access log line of a request that succeeded in under a
+    // second is debug (LOG_LEVEL=debug); failures and slow requests stay info.
+    const level = reply.statusCode >= 400 || reply.elapsedTime >= SLOW_REQUEST_MS ? 'info' : 'debug';
+    if (logger.isLevelEnabled(level)) {
+      logger[level](
+        { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    }
     done();
   });
 
