@@ -84,6 +84,15 @@ export const CONSUMER_MAX_WAIT_MS = 1_000;
 /** How often a consumer heartbeats (never more than a third of its session timeout). */
 export const CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;
 
+/**
+ * The idle fetch wait and heartbeat interval of event groups (issue 17, ADR
+ * 0012 decision 19): not on any request's path, so a rebalance they notice a
+ * second later stalls no request, while their idle fetches and heartbeats
+ * halve. Still a third of the 6 s session timeout (issue 21's restart times
+ * are unchanged). Command and reply consumers keep CONSUMER_MAX_WAIT_MS.
+ */
+export const EVENT_CONSUMER_IDLE_WAIT_MS = 2_000;
+
 /** A consumer's session timeout unless its options say otherwise. */
 export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
 
@@ -97,8 +106,13 @@ export interface StartConsumerOptions {
   /** Partitions handled in parallel; one partition is always sequential. */
   concurrency: number;
   sessionTimeoutMs?: number;
-  /** How long the broker holds an empty fetch; CONSUMER_MAX_WAIT_MS unless said otherwise. */
-  maxWaitTimeInMs?: number;
+  /**
+   * How long the broker holds an empty fetch, and how often the consumer
+   * heartbeats (kafkajs heartbeats between fetches): CONSUMER_MAX_WAIT_MS
+   * unless said otherwise, at most a third of the session timeout. Data ends
+   * a fetch at once whatever the wait: this bounds idle spinning, not latency.
+   */
+  idleWaitMs?: number;
   /**
    * Commit handled offsets every this many ms (PeriodicCommits) instead of
    * after every fetched batch; for the request/reply path, where that commit
@@ -274,16 +288,16 @@ export class KafkaClient {
     if (!eachMessage === !eachBatch) throw new Error('startConsumer needs exactly one of eachMessage and eachBatch');
     if (eachBatch && options.commitIntervalMs) throw new Error('commitIntervalMs applies to eachMessage only');
     const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-    const heartbeatInterval = Math.min(CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3));
+    const heartbeatInterval = Math.min(options.idleWaitMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3));
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // Issue 21: how long a killed member holds its partitions before the group moves
       // them (a restarted replica waits that long to join). 6 s is the broker's
-      // default group.min.session.timeout.ms; heartbeats go every second, and an
-      // empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
+      // default group.min.session.timeout.ms; heartbeats go every second (two for event
+      // groups), and an empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
       sessionTimeout,
       heartbeatInterval,
-      maxWaitTimeInMs: Math.min(options.maxWaitTimeInMs ?? CONSUMER_MAX_WAIT_MS, heartbeatInterval),
+      maxWaitTimeInMs: Math.min(options.idleWaitMs ?? CONSUMER_MAX_WAIT_MS, heartbeatInterval),
       allowAutoTopicCreation: false,
     });
     this.watchCrashes(consumer, options.groupId);

@@ -43,7 +43,7 @@ export async function replayFromStart<T extends object>(
     topics: [topic],
     fromBeginning: true,
     concurrency: ends.length,
-    maxWaitTimeInMs: 100,
+    idleWaitMs: 100, // a short-lived reader: a stop waits for the fetch in flight
     eachMessage: async ({ partition, message }) => {
       const meta = messageMeta(topic, partition, message);
       if (meta.type === contract.type && meta.version === contract.version) {

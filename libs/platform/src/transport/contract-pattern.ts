@@ -21,6 +21,8 @@ export interface EventGroupOptions {
   /** Publish `worktrack_kafka_consumer_lag` for this group every 30 s (LAG_REPORT_INTERVAL_MS). */
   reportLag?: boolean;
   sessionTimeoutMs?: number;
+  /** Idle fetch wait and heartbeat interval (`StartConsumerOptions.idleWaitMs`); EVENT_CONSUMER_IDLE_WAIT_MS by default. */
+  idleWaitMs?: number;
 }
 
 /** How `@HandleEvents` hands a partition's messages over. */

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { lastValueFrom } from 'rxjs';
 import { ContractViolation, ErrorCode, Header, Topics, type ReplyBody, type TopicKey } from '@worktrack/contracts';
 import { isDomainError } from '../errors/domain-error';
-import { MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
+import { EVENT_CONSUMER_IDLE_WAIT_MS, MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
 import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
 import { asErrorBody, decodeJson, messageMeta, type MessageMeta } from '../kafka/message';
 import { withLogContext, type AppLogger } from '../logging/logger';
@@ -158,6 +158,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         fromBeginning: group.options.fromBeginning ?? true,
         concurrency: group.options.concurrency ?? 4,
         sessionTimeoutMs: group.options.sessionTimeoutMs ?? this.options.sessionTimeoutMs,
+        idleWaitMs: group.options.idleWaitMs ?? EVENT_CONSUMER_IDLE_WAIT_MS,
         eachBatch: (payload) => this.onEventBatch(group, payload),
       });
       if (group.options.reportLag) {
