@@ -3,10 +3,16 @@ import { SessionIntervalEntity } from '../links/entities/session-interval.entity
 import { CorrelationInit1763750000002 } from './migrations/1763750000002-CorrelationInit';
 import { CorrelationLinks1763810000000 } from './migrations/1763810000000-CorrelationLinks';
 import { CorrelationApplySessionChange1764010000000 } from './migrations/1764010000000-CorrelationApplySessionChange';
+import { CorrelationLinkEvents1764010000001 } from './migrations/1764010000001-CorrelationLinkEvents';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
   schema: 'correlation',
   entities: [SessionIntervalEntity, CorrelatedEventEntity],
-  migrations: [CorrelationInit1763750000002, CorrelationLinks1763810000000, CorrelationApplySessionChange1764010000000],
+  migrations: [
+    CorrelationInit1763750000002,
+    CorrelationLinks1763810000000,
+    CorrelationApplySessionChange1764010000000,
+    CorrelationLinkEvents1764010000001,
+  ],
 };

@@ -9,7 +9,7 @@ export interface ChangedLink {
   link_version: number;
 }
 
-/** A new event to link (`insertLinkedQueued`). */
+/** A new event to link (`linkEvents`). */
 export interface NewEvent {
   memberId: string;
   eventId: string;
@@ -66,66 +66,36 @@ export class LinksRepository {
 
   /**
    * Inserts events not seen before, each already linked by D-31's rule (see
-   * `applySessionChange`), and writes the links of the new ones that got a session to the
-   * outbox as EventsLinked messages (per member, at most `linksPerMessage`
-   * links each, keyed by the member id as given): one statement (issue 17)
-   * instead of an insert, an update of the same rows and an outbox write, for
-   * the events of several members at once (their locks are held, so no
-   * session change can come between). The messages hold UUIDs and versions
-   * read from the rows, valid by construction; each commit wakes the relay
+   * `applySessionChange`), and writes the links of the new ones that got a
+   * session to the outbox as EventsLinked messages (per member, at most
+   * `linksPerMessage` links each, keyed by the member id as given), under
+   * the locks of all their members: one call (issue 17, ADR 0012 decision
+   * 20) to `correlation.link_events` (migration 1764010000001), autocommitted
+   * on its own, or in the transaction of `manager` when given (its locks are
+   * then held already). The messages hold UUIDs and versions read from the
+   * rows, valid by construction; a commit that queued any wakes the relay
    * (NOTIFY). Returns how many messages were queued.
    */
-  async insertLinkedQueued(
-    manager: EntityManager,
+  async linkEvents(
     events: NewEvent[],
     outbox: { linksPerMessage: number; requestId: string | null },
+    manager?: EntityManager,
   ): Promise<number> {
-    const rows = await queryRows<{ messages: number }>(
-      manager,
-      `WITH target AS (
-         SELECT t.id, t.member, t.at,
-                (SELECT s.session_id FROM ${this.s}."sessions" s
-                  WHERE s.member_id = t.member::uuid AND s.started_at <= t.at
-                    AND (s.closed_at IS NULL OR t.at < s.closed_at)
-                  ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1) AS linked
-           FROM unnest($1::text[], $2::uuid[], $3::timestamptz[]) AS t(member, id, at)
-       ),
-       inserted AS (
-         INSERT INTO ${this.s}."events" (event_id, member_id, occurred_at, session_id, link_version)
-         SELECT id, member::uuid, at, linked, CASE WHEN linked IS NULL THEN 0 ELSE 1 END FROM target
-         ON CONFLICT DO NOTHING
-         RETURNING event_id, session_id, link_version
-       ),
-       linked AS (
-         SELECT t.member, i.event_id, i.session_id, i.link_version,
-                (row_number() OVER (PARTITION BY t.member ORDER BY i.event_id) - 1) / $4 AS chunk
-           FROM inserted i JOIN target t ON t.id = i.event_id
-          WHERE i.session_id IS NOT NULL
-       ),
-       queued AS (
-         INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
-         SELECT $5, l.member, $6, $7, gen_random_uuid(), $8,
-                jsonb_build_object('memberId', l.member, 'links',
-                  jsonb_agg(jsonb_build_object('eventId', l.event_id, 'sessionId', l.session_id, 'version', l.link_version)))
-           FROM linked l
-          GROUP BY l.member, l.chunk
-          ORDER BY l.member, l.chunk
-         RETURNING id
-       ),
-       notified AS (SELECT pg_notify($9, '') FROM (SELECT 1 FROM queued LIMIT 1) AS any_row)
-       SELECT (SELECT count(*) FROM queued)::int AS messages, (SELECT count(*) FROM notified)::int AS notified`,
-      [
-        events.map((e) => e.memberId),
-        events.map((e) => e.eventId),
-        events.map((e) => e.occurredAt),
-        outbox.linksPerMessage,
-        EventsLinked.topic,
-        EventsLinked.type,
-        EventsLinked.version,
-        outbox.requestId,
-        this.outbox.channel,
-      ],
-    );
+    const sql = `SELECT ${this.s}.link_events($1::text[], $2::uuid[], $3::timestamptz[], $4, $5, $6, $7, $8, $9) AS messages`;
+    const params = [
+      events.map((e) => e.memberId),
+      events.map((e) => e.eventId),
+      events.map((e) => e.occurredAt),
+      outbox.linksPerMessage,
+      EventsLinked.topic,
+      EventsLinked.type,
+      EventsLinked.version,
+      outbox.requestId,
+      this.outbox.channel,
+    ];
+    const rows = manager
+      ? await queryRows<{ messages: number }>(manager, sql, params)
+      : await queryPrepared<{ messages: number }>(this.dataSource, sql, params);
     return rows[0]?.messages ?? 0;
   }
 
@@ -191,7 +161,7 @@ export class LinksRepository {
    * reaches it (its versioned apply ignores what it has). A held link that
    * D-31's rule (see `applySessionChange`) no longer gives is corrected first, with a new
    * version. Events never linked (version 0, no session) have nothing to
-   * send; events not held are left to `insertLinkedQueued`.
+   * send; events not held are left to `linkEvents`.
    */
   async currentLinks(manager: EntityManager, events: Array<{ memberId: string; eventId: string }>): Promise<HeldLink[]> {
     return queryRows<HeldLink>(

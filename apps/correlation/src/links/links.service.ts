@@ -31,30 +31,33 @@ export class LinksService {
   }
 
   /**
-   * Several EventsStored messages (of one partition, in order) in one
-   * transaction holding their members' locks (issue 17): one statement
-   * inserts all their events and queues the links of every member. A
-   * repeated event is a no-op: only new events are inserted (already linked),
-   * and only their links published. A replayed message (ingestion's link
-   * audit, ADR 0016) also publishes again the current link of its events
-   * that were held already; the normal path only pays the `some` below.
+   * Several EventsStored messages (of one partition, in order) together
+   * (issue 17): one call inserts all their events under their members' locks
+   * and queues the links of every member. A repeated event is a no-op: only
+   * new events are inserted (already linked), and only their links
+   * published. A replayed message (ingestion's link audit, ADR 0016) also
+   * publishes again the current link of its events that were held already,
+   * in one transaction with the insert; the normal path only pays the `some`
+   * below.
    */
   async onEventsStoredMany(messages: EventsStoredV1[]): Promise<void> {
     const events = new Map<string, NewEvent>();
     for (const m of messages) {
       for (const e of m.events) if (!events.has(e.eventId)) events.set(e.eventId, { memberId: m.memberId, ...e });
     }
+    const outbox = { linksPerMessage: LINKS_PER_MESSAGE, requestId: currentRequestId() ?? null };
+    if (!messages.some((m) => m.replay === true)) {
+      await this.links.linkEvents([...events.values()], outbox);
+      return;
+    }
+    const replayed = messages
+      .filter((m) => m.replay === true)
+      .flatMap((m) => m.events.map((e) => ({ memberId: m.memberId, eventId: e.eventId })));
     const members = [...new Set(messages.map((m) => m.memberId))];
-    const replayed = messages.some((m) => m.replay === true)
-      ? messages.filter((m) => m.replay === true).flatMap((m) => m.events.map((e) => ({ memberId: m.memberId, eventId: e.eventId })))
-      : undefined;
     await this.links.forMembers(members, async (manager) => {
       // Before the insert: the held events are those of before this message.
-      if (replayed) await this.republish(manager, await this.links.currentLinks(manager, replayed));
-      return this.links.insertLinkedQueued(manager, [...events.values()], {
-        linksPerMessage: LINKS_PER_MESSAGE,
-        requestId: currentRequestId() ?? null,
-      });
+      await this.republish(manager, await this.links.currentLinks(manager, replayed));
+      await this.links.linkEvents([...events.values()], outbox, manager);
     });
   }
 

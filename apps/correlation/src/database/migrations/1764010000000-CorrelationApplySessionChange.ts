@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Issue 17 (ADR 0012, decision 16): a session change applied in one round
  * trip. `apply_session_change` takes the member's advisory lock (the key the
- * event path takes, `correlation:<member id>`), then — each statement of a
+ * event path takes, `correlation:<member id as the message gave it>`), then — each statement of a
  * volatile PL/pgSQL function seeing a snapshot taken after the lock, so
  * nothing another transaction committed under that lock is missed — ignores a
  * stale or repeated revision, upserts the interval, relinks by D-31's rule the
@@ -29,7 +29,7 @@ export class CorrelationApplySessionChange1764010000000 implements MigrationInte
         v_to timestamptz;
         v_changed integer;
       BEGIN
-        PERFORM pg_advisory_xact_lock(hashtextextended('correlation:' || p_member::text, 0));
+        PERFORM pg_advisory_xact_lock(hashtextextended('correlation:' || p_key, 0));
         SELECT * INTO v_before FROM "correlation"."sessions" WHERE session_id = p_session;
         v_found := FOUND;
         IF v_found AND v_before.revision >= p_revision THEN
