@@ -50,7 +50,9 @@ export async function configureGateway(app: NestFastifyApplication): Promise<voi
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
   applyApiPrefix(app);
   const tokens = app.get(ApiTokenVerifier);
-  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), (authorization) => tokens.isVerified(authorization));
+  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), (authorization) =>
+    tokens.isVerified(authorization),
+  );
   registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
   registerInputGuard(app.getHttpAdapter().getInstance());
   registerRequestDeadline(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).REQUEST_TIMEOUT_MS);
