@@ -57,6 +57,30 @@ describe('ApiTokenVerifier cache', () => {
   beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] }));
   afterEach(() => jest.useRealTimers());
 
+  it('isVerified: only an API token verified here and still trusted, as a bearer header (issue 17, ADR 0012 decision 17)', async () => {
+    const { verifier, calls, ok } = setup();
+    expect(verifier.isVerified(`Bearer ${TOKEN}`)).toBe(false); // never seen
+    const first = verifier.verify(TOKEN);
+    calls[0].answer(ok(calls[0].tokenId));
+    await first;
+    expect(verifier.isVerified(`Bearer ${TOKEN}`)).toBe(true);
+    expect(verifier.isVerified(`bearer   ${TOKEN}  `)).toBe(true); // as the auth guard reads it
+    for (const header of [
+      TOKEN,
+      `Basic ${TOKEN}`,
+      `Bearer ${OTHER}`,
+      `Bearer ${TOKEN}x`,
+      'Bearer eyJ.a.b',
+      undefined,
+      [`Bearer ${TOKEN}`],
+    ]) {
+      expect([header, verifier.isVerified(header)]).toEqual([header, false]);
+    }
+    // Past the TTL the cache no longer vouches for it.
+    jest.advanceTimersByTime(TTL);
+    expect(verifier.isVerified(`Bearer ${TOKEN}`)).toBe(false);
+  });
+
   it('asks identity once for concurrent requests with one unknown token', async () => {
     const { verifier, send, calls, ok } = setup();
     const requests = [verifier.verify(TOKEN), verifier.verify(TOKEN), verifier.verify(TOKEN), verifier.verify(OTHER)];
