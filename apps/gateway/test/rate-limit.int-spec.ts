@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { ErrorCode } from '@worktrack/contracts';
 import { boundPort, createHttpApp, createLogger, DomainError, Metrics, PlatformModule } from '@worktrack/platform';
 import { testConfig } from '@worktrack/testing';
+import { ApiTokenVerifier } from '../src/auth/api-token.verifier';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { RateLimitGuard } from '../src/rate-limit/rate-limit.guard';
@@ -75,6 +76,8 @@ async function startApp(options: Partial<RateLimitOptions>): Promise<TestApp> {
       providers: [
         { provide: APP_GUARD, useClass: TestAuthGuard },
         { provide: APP_GUARD, useExisting: RateLimitGuard },
+        // No API tokens here: the unauthenticated limit's verified-token shortcut never applies.
+        { provide: ApiTokenVerifier, useValue: { isVerified: () => false } },
       ],
     },
     { config: appConfig, logger, metrics, errors: gatewayErrors(logger), configure: configureGateway },
