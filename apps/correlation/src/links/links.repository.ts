@@ -86,12 +86,7 @@ export class LinksRepository {
       events.map((e) => e.memberId),
       events.map((e) => e.eventId),
       events.map((e) => e.occurredAt),
-      outbox.linksPerMessage,
-      EventsLinked.topic,
-      EventsLinked.type,
-      EventsLinked.version,
-      outbox.requestId,
-      this.outbox.channel,
+      ...this.linksOutbox(outbox),
     ];
     const rows = manager
       ? await queryRows<{ messages: number }>(manager, sql, params)
@@ -117,22 +112,14 @@ export class LinksRepository {
     const rows = await queryPrepared<{ changed: number }>(
       this.dataSource,
       `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS changed`,
-      [
-        change.sessionId,
-        change.memberId,
-        change.startedAt,
-        change.closedAt,
-        change.revision,
-        change.memberId,
-        outbox.linksPerMessage,
-        EventsLinked.topic,
-        EventsLinked.type,
-        EventsLinked.version,
-        outbox.requestId,
-        this.outbox.channel,
-      ],
+      [change.sessionId, change.memberId, change.startedAt, change.closedAt, change.revision, change.memberId, ...this.linksOutbox(outbox)],
     );
     return rows[0]?.changed ?? 0;
+  }
+
+  /** The functions' last six arguments: how their EventsLinked messages are chunked, what they are and which relay to wake. */
+  private linksOutbox(outbox: { linksPerMessage: number; requestId: string | null }): unknown[] {
+    return [outbox.linksPerMessage, EventsLinked.topic, EventsLinked.type, EventsLinked.version, outbox.requestId, this.outbox.channel];
   }
 
   /**
