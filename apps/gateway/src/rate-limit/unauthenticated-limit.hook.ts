@@ -30,7 +30,7 @@ const isFailure = (status: number, route: string): boolean => status === 401 || 
 export function registerUnauthenticatedLimit(
   fastify: FastifyInstance,
   limiter: RateLimiter,
-  isVerified: (authorization: string | string[] | undefined) => boolean = () => false,
+  isVerified: (authorization: string | string[] | undefined) => boolean,
 ): void {
   fastify.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
