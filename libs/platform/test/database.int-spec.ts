@@ -57,3 +57,27 @@ describe('migrate()', () => {
     }
   });
 });
+
+describe('createServiceDataSource()', () => {
+  // Issue 17, ADR 0012 decision 21: with millions of rows, correlation's relink
+  // passed jit_above_cost and was compiled with LLVM on every call (≈ 300 ms).
+  it('opens connections that never JIT-compile a statement, however costly its plan', async () => {
+    const url = process.env.DATABASE_URL ?? '';
+    await ensureDatabase(url);
+    const source = createServiceDataSource({ url, schema: 'public', entities: [], migrations: [], poolSize: 1 });
+    await source.initialize();
+    try {
+      const costly = 'SELECT count(*) FROM generate_series(1, 50000000) g WHERE g % 7 = 3';
+      const [plan] = await source.query<Array<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number }; JIT?: unknown }> }>>(
+        `EXPLAIN (FORMAT JSON) ${costly}`,
+      );
+      const [root] = plan['QUERY PLAN'];
+      expect(root.Plan['Total Cost']).toBeGreaterThan(100_000); // past Postgres' default jit_above_cost
+      expect(root.JIT).toBeUndefined();
+      expect(await source.query('SHOW jit')).toEqual([{ jit: 'off' }]);
+      expect(await source.query('SHOW search_path')).toEqual([{ search_path: 'public' }]);
+    } finally {
+      await source.destroy();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { topicName, Topics } from '@worktrack/contracts';
-import { ensureTopics, type KafkaClient } from '../src';
+import { ensureTopics, waitForLeaders, type KafkaClient } from '../src';
 import { platformTestClient } from './helpers';
 
 /**
@@ -44,8 +44,10 @@ describe('ensureTopics on the broker', () => {
   it('turns an existing identity.members created with time-based deletion into a compacted, unbounded log, keeping its other settings', async () => {
     const prefix = runPrefix('older');
     const topic = topicName(Topics.identityMembers, prefix);
+    // kafkajs's own waitForLeaders fails on "does not host this topic-partition"
+    // while the new topic's metadata propagates (kafkajs #815); poll with ours.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: [
         {
           topic,
@@ -59,6 +61,7 @@ describe('ensureTopics on the broker', () => {
         },
       ],
     });
+    await waitForLeaders(admin, [topic]);
     expect(await ensureTopics(admin, [Topics.identityMembers], prefix)).toEqual([]); // nothing created: it existed
     expect(await configOf(topic)).toMatchObject({ 'cleanup.policy': 'compact', 'retention.ms': '-1', 'min.insync.replicas': '1' });
   });

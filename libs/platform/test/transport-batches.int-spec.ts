@@ -48,7 +48,7 @@ const metrics = new Metrics('batches-test');
 
 @Controller()
 class StepsController {
-  @HandleEvents(Step, { group: 'steps', maxAttempts: 2, maxBatch: 25, sessionTimeoutMs: 6_000 })
+  @HandleEvents(Step, { group: 'steps', maxAttempts: 2, maxBatch: 25 })
   steps(@Payload() steps: StepV1[], @Ctx() ctx: ContractContext): Promise<void> {
     const call = { steps: steps.map((s) => `${s.memberId}:${s.seq}`), offsets: ctx.metas.map((m) => m.offset), ok: false };
     calls.push(call);

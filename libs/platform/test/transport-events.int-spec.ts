@@ -35,7 +35,7 @@ const metrics = new Metrics('consumer-test');
 
 @Controller()
 class TicksController {
-  @HandleEvent(Tick, { group: 'ticks', maxAttempts: 3, sessionTimeoutMs: 6_000 })
+  @HandleEvent(Tick, { group: 'ticks', maxAttempts: 3 })
   tick(@Payload() tick: TickV1): Promise<void> {
     if (tick.memberId === 'flaky' && flaky++ < 2) throw new Error('transient');
     if (tick.memberId === 'doomed') throw new Error('always fails');

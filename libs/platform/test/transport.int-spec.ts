@@ -107,7 +107,6 @@ async function startServer(
   const strategy = new KafkaContractTransport(client, createLogger(name, process.env.LOG_LEVEL ?? 'silent', name), metrics, {
     commandTopic: contract.topic,
     commandGroup: group,
-    sessionTimeoutMs: 6_000,
   });
   const server = await NestFactory.createMicroservice(
     EchoModule.register(name, contract === BigEcho ? BigEchoController : EchoController, metrics),
@@ -122,7 +121,6 @@ async function startClient(name: string, timeoutMs = 8_000, validateCommands = t
   const rpc = new CommandClient(client, createLogger(name, process.env.LOG_LEVEL ?? 'silent', name), metrics, {
     timeoutMs,
     validateCommands,
-    sessionTimeoutMs: 6_000,
   });
   await rpc.start();
   return rpc;

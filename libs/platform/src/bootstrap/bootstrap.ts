@@ -151,11 +151,7 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         app = candidate;
       } catch (err) {
         // A dependency lost between its check and the app's start (or topics not created yet).
-        if (candidate)
-          await within(
-            candidate.close().catch(() => undefined),
-            10_000,
-          );
+        if (candidate) await within(candidate.close(), 10_000).catch(() => undefined);
         if (attempt >= START_ATTEMPTS) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);

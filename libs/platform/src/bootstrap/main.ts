@@ -20,18 +20,14 @@ export class CommandUsageError extends Error {
  */
 export function runMain(app: string, main: () => Promise<void>): void {
   main().catch((err: unknown) => {
-    if (err instanceof CommandUsageError) {
-      process.stderr.write(`${app}: ${err.message}\n`);
-      process.exit(2);
-    }
-    if (err instanceof ConfigError) {
+    if (err instanceof CommandUsageError || err instanceof ConfigError) {
       process.stderr.write(`${app}: ${err.message}\n`);
     } else {
       process.stderr.write(
         `${JSON.stringify({ level: 'fatal', app, msg: 'start-up failed', err: String(err), stack: (err as Error)?.stack })}\n`,
       );
     }
-    process.exit(1);
+    process.exit(err instanceof CommandUsageError ? 2 : 1);
   });
 }
 

@@ -39,7 +39,12 @@ export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSou
       // and catalog warm-up on the request path. Connections stay while there is traffic.
       idleTimeoutMillis: 300_000,
       // Also set on every connection, so unqualified names resolve to the schema.
-      options: `-c search_path=${opts.schema}`,
+      // JIT off (issue 17, ADR 0012 decision 21): once a table holds millions of
+      // rows, the planner's cost of a request path's statement (correlation's
+      // relink of a member's events) passes jit_above_cost, and Postgres compiled
+      // it with LLVM on every call: about 300 ms of CPU for a statement that
+      // runs in a millisecond. Statements here are short: JIT never pays back.
+      options: `-c search_path=${opts.schema} -c jit=off`,
     },
   };
   return new DataSource(options);

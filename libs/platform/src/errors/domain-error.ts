@@ -16,9 +16,7 @@ export class DomainError extends Error {
   }
 
   toBody(): ErrorBody {
-    return this.details && this.details.length > 0
-      ? { code: this.code, message: this.message, details: this.details }
-      : { code: this.code, message: this.message };
+    return { code: this.code, message: this.message, ...(this.details?.length ? { details: this.details } : {}) };
   }
 
   static fromBody(body: ErrorBody): DomainError {

@@ -41,15 +41,7 @@ const TRANSIENT_KAFKA_TYPES = new Set([
 
 export function isTransientInfrastructureError(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const e = err as {
-    code?: unknown;
-    name?: unknown;
-    type?: unknown;
-    message?: unknown;
-    driverError?: unknown;
-    cause?: unknown;
-    originalError?: unknown;
-  };
+  const e = err as Record<string, unknown>;
   if (typeof e.code === 'string' && (TRANSIENT_SQLSTATES.has(e.code) || e.code.startsWith('08') || TRANSIENT_SOCKET_CODES.has(e.code)))
     return true;
   if (typeof e.name === 'string' && TRANSIENT_KAFKA.has(e.name)) return true;

@@ -11,6 +11,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { allTopics, ErrorCode, topicName, type TopicDefinition } from '@worktrack/contracts';
+import { within } from '../async/within';
 import type { AppConfig } from '../config/base.config';
 import { DomainError } from '../errors/domain-error';
 import type { AppLogger } from '../logging/logger';
@@ -27,16 +28,11 @@ const MAX_PRODUCE_REQUEST_BYTES = 16 * 1_048_576;
 
 /** The size a message takes in a record batch, as the broker's `max.message.bytes` counts it (upper bound). */
 export function recordBytes(message: Message): number {
-  let bytes = RECORD_OVERHEAD_BYTES;
-  const add = (v: Buffer | string | null | undefined): void => {
-    if (v === null || v === undefined) return;
-    bytes += Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v);
-  };
-  add(message.key);
-  add(message.value);
+  const size = (v: Buffer | string | null | undefined): number => (v === null || v === undefined ? 0 : Buffer.byteLength(v));
+  let bytes = RECORD_OVERHEAD_BYTES + size(message.key) + size(message.value);
   for (const [k, v] of Object.entries(message.headers ?? {})) {
-    add(k);
-    for (const one of Array.isArray(v) ? v : [v]) add(one);
+    bytes += size(k);
+    for (const one of Array.isArray(v) ? v : [v]) bytes += size(one);
   }
   return bytes;
 }
@@ -93,8 +89,8 @@ export const CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;
  */
 export const EVENT_CONSUMER_IDLE_WAIT_MS = 2_000;
 
-/** A consumer's session timeout unless its options say otherwise. */
-export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
+/** A consumer's session timeout. */
+export const CONSUMER_SESSION_TIMEOUT_MS = 6_000;
 
 export interface StartConsumerOptions {
   /** Physical group id (already prefixed). */
@@ -105,7 +101,6 @@ export interface StartConsumerOptions {
   fromBeginning: boolean;
   /** Partitions handled in parallel; one partition is always sequential. */
   concurrency: number;
-  sessionTimeoutMs?: number;
   /**
    * How long the broker holds an empty fetch, and how often the consumer
    * heartbeats (kafkajs heartbeats between fetches): CONSUMER_MAX_WAIT_MS
@@ -215,19 +210,15 @@ export class KafkaClient {
   }
 
   producer(): Promise<Producer> {
-    this.producerPromise ??= (async () => {
-      const producer = this.kafka.producer({
+    this.producerPromise ??= connected(
+      this.kafka.producer({
         idempotent: true,
         maxInFlightRequests: 1,
         allowAutoTopicCreation: false,
         createPartitioner: Partitioners.DefaultPartitioner,
-      });
-      await producer.connect();
-      return producer;
-    })().catch((err: unknown) => {
-      this.producerPromise = undefined;
-      throw err;
-    });
+      }),
+      () => (this.producerPromise = undefined),
+    );
     return this.producerPromise;
   }
 
@@ -287,15 +278,14 @@ export class KafkaClient {
     const { eachMessage, eachBatch } = options;
     if (!eachMessage === !eachBatch) throw new Error('startConsumer needs exactly one of eachMessage and eachBatch');
     if (eachBatch && options.commitIntervalMs) throw new Error('commitIntervalMs applies to eachMessage only');
-    const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-    const heartbeatInterval = Math.min(options.idleWaitMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3));
+    const heartbeatInterval = Math.min(options.idleWaitMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(CONSUMER_SESSION_TIMEOUT_MS / 3));
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // Issue 21: how long a killed member holds its partitions before the group moves
       // them (a restarted replica waits that long to join). 6 s is the broker's
       // default group.min.session.timeout.ms; heartbeats go every second (two for event
       // groups), and an empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
-      sessionTimeout,
+      sessionTimeout: CONSUMER_SESSION_TIMEOUT_MS,
       heartbeatInterval,
       maxWaitTimeInMs: Math.min(options.idleWaitMs ?? CONSUMER_MAX_WAIT_MS, heartbeatInterval),
       allowAutoTopicCreation: false,
@@ -368,15 +358,7 @@ export class KafkaClient {
   }
 
   admin(): Promise<Admin> {
-    this.adminPromise ??= (async () => {
-      const admin = this.kafka.admin();
-      await admin.connect();
-      return admin;
-    })().catch((err: unknown) => {
-      this.adminPromise = undefined;
-      throw err;
-    });
-    return this.adminPromise;
+    return (this.adminPromise ??= connected(this.kafka.admin(), () => (this.adminPromise = undefined)));
   }
 
   /** Readiness: the cluster answers a metadata request. */
@@ -396,17 +378,24 @@ export class KafkaClient {
   }
 }
 
+/** `client` once connected; a failed connect calls `forget`, so that the next use connects again. */
+async function connected<T extends { connect(): Promise<void> }>(client: T, forget: () => void): Promise<T> {
+  try {
+    await client.connect();
+    return client;
+  } catch (err) {
+    forget();
+    throw err;
+  }
+}
+
 /** Resolves once the consumer has joined its group and holds its partitions. */
-export function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`consumer did not join its group within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
+export async function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
+  let off = (): void => undefined;
+  const joined = new Promise<void>((resolve) => (off = consumer.on(consumer.events.GROUP_JOIN, () => resolve())));
+  try {
+    await within(joined, timeoutMs, () => new Error(`consumer did not join its group within ${timeoutMs} ms`));
+  } finally {
+    off();
+  }
 }

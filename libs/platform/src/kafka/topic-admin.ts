@@ -10,38 +10,30 @@ import { topicName, type TopicDefinition } from '@worktrack/contracts';
  * is never shrunk or deleted here.
  */
 export async function ensureTopics(admin: Admin, topics: TopicDefinition[], prefix = ''): Promise<string[]> {
+  const name = (t: TopicDefinition): string => topicName(t, prefix);
   const existing = new Set(await admin.listTopics());
-  const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
+  const missing = topics.filter((t) => !existing.has(name(t)));
+  const present = topics.filter((t) => existing.has(name(t)));
   if (missing.length > 0) {
     await createTopicsTolerant(admin, {
       waitForLeaders: true,
       timeout: 30_000,
       topics: missing.map((t) => ({
-        topic: topicName(t, prefix),
+        topic: name(t),
         numPartitions: t.partitions,
         replicationFactor: -1,
-        configEntries: Object.entries(registryConfig(t)).map(([name, value]) => ({ name, value })),
+        configEntries: Object.entries(registryConfig(t)).map(([key, value]) => ({ name: key, value })),
       })),
     });
   }
-  const present = topics.filter((t) => existing.has(topicName(t, prefix)));
   if (present.length > 0) {
-    const meta = await admin.fetchTopicMetadata({ topics: present.map((t) => topicName(t, prefix)) });
-    const grow = present
-      .map((t) => ({ t, have: meta.topics.find((m) => m.name === topicName(t, prefix))?.partitions.length ?? 0 }))
-      .filter(({ t, have }) => have < t.partitions);
-    if (grow.length > 0) {
-      await admin.createPartitions({
-        topicPartitions: grow.map(({ t }) => ({ topic: topicName(t, prefix), count: t.partitions })),
-      });
-    }
+    const meta = await admin.fetchTopicMetadata({ topics: present.map(name) });
+    const grow = present.filter((t) => (meta.topics.find((m) => m.name === name(t))?.partitions.length ?? 0) < t.partitions);
+    if (grow.length > 0) await admin.createPartitions({ topicPartitions: grow.map((t) => ({ topic: name(t), count: t.partitions })) });
+    await alignConfigs(admin, present, prefix);
   }
-  if (present.length > 0) await alignConfigs(admin, present, prefix);
-  await waitForLeaders(
-    admin,
-    topics.map((t) => topicName(t, prefix)),
-  );
-  return missing.map((t) => topicName(t, prefix));
+  await waitForLeaders(admin, topics.map(name));
+  return missing.map(name);
 }
 
 const registryConfig = (t: TopicDefinition): Record<string, string> => ({

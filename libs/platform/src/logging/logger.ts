@@ -62,21 +62,11 @@ export class NestPinoLogger implements LoggerService {
     const context = params[params.length - 1];
     this.write(typeof context === 'string' && QUIET_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
-  error(message: unknown, ...params: unknown[]): void {
-    this.write('error', message, params);
-  }
-  warn(message: unknown, ...params: unknown[]): void {
-    this.write('warn', message, params);
-  }
-  debug(message: unknown, ...params: unknown[]): void {
-    this.write('debug', message, params);
-  }
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.write('trace', message, params);
-  }
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.write('fatal', message, params);
-  }
+  error = (message: unknown, ...params: unknown[]): void => this.write('error', message, params);
+  warn = (message: unknown, ...params: unknown[]): void => this.write('warn', message, params);
+  debug = (message: unknown, ...params: unknown[]): void => this.write('debug', message, params);
+  verbose = (message: unknown, ...params: unknown[]): void => this.write('trace', message, params);
+  fatal = (message: unknown, ...params: unknown[]): void => this.write('fatal', message, params);
 
   private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]): void {
     // Nest passes the context name last; an error stack (string) may come before it.

@@ -3,27 +3,17 @@ import { randomUUID } from 'node:crypto';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EachMessagePayload } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ContractViolation,
-  ErrorCode,
-  Header,
-  parsePayload,
-  toWire,
-  Topics,
-  type CommandContract,
-  type ReplyBody,
-} from '@worktrack/contracts';
+import { ContractViolation, ErrorCode, Header, parsePayload, Topics, type CommandContract, type ReplyBody } from '@worktrack/contracts';
 import { DomainError } from '../errors/domain-error';
 import { MessageTooLargeError, type KafkaClient, type RunningConsumer } from '../kafka/kafka.client';
 import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
-import { asErrorBody, decodeJson, readHeaders } from '../kafka/message';
+import { asErrorBody, contractHeaders, decodeJson, readHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 
 export interface CommandClientOptions {
   /** How long a request waits for its reply before it fails with UNAVAILABLE. */
   timeoutMs: number;
-  sessionTimeoutMs?: number;
   /** The topic replies come back on: the gateway's by default; a service that sends commands has its own. */
   replies?: 'gatewayReplies' | 'connectorsReplies' | 'ingestionReplies';
   /**
@@ -41,7 +31,6 @@ export interface CommandClientOptions {
 export interface SendOptions {
   /** Partition key: the member id, so one member's commands stay in order. */
   key: string;
-  timeoutMs?: number;
   requestId?: string;
 }
 
@@ -119,7 +108,6 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
       topics: [this.replyTopic],
       fromBeginning: false,
       concurrency: this.replies.partitions,
-      sessionTimeoutMs: this.options.sessionTimeoutMs,
       commitIntervalMs: REQUEST_REPLY_COMMIT_INTERVAL_MS,
       eachMessage: (payload) => this.onReply(payload),
     });
@@ -146,17 +134,11 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
   async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
     const name = `${contract.type}.v${contract.version}`;
     if (!this.accepting) throw new DomainError(ErrorCode.UNAVAILABLE, 'The gateway is not ready to send commands.');
-    let text: string;
-    if (this.options.validateCommands === false) {
-      text = JSON.stringify(payload); // issue 17: the service validates it on receipt
-    } else {
-      const wire = toWire(payload);
-      parsePayload(contract.payload, wire.plain, name);
-      text = wire.text;
-    }
+    const text = JSON.stringify(payload);
+    // Checked as it travels; issue 17: with validateCommands off only the service checks it, on receipt.
+    if (this.options.validateCommands !== false) parsePayload(contract.payload, JSON.parse(text), name);
     const deadline = requestDeadline.getStore();
-    const ownTimeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
-    const timeoutMs = deadline === undefined ? ownTimeoutMs : Math.min(ownTimeoutMs, deadline - Date.now());
+    const timeoutMs = deadline === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, deadline - Date.now());
     if (timeoutMs <= 0) {
       this.metrics.rpcDuration.observe({ command: name, outcome: 'timeout' }, 0);
       throw new DomainError(ErrorCode.UNAVAILABLE, 'The request could not be answered within its time limit.');
@@ -175,14 +157,11 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
           key: opts.key,
           value: text,
           headers: {
-            [Header.type]: contract.type,
-            [Header.version]: String(contract.version),
-            [Header.messageId]: correlationId,
+            ...contractHeaders(contract, { messageId: correlationId, requestId }),
             [Header.correlationId]: correlationId,
             [Header.replyTo]: this.replyTopic,
             [Header.replyInstance]: this.client.instanceId,
             [Header.deadline]: String(Date.now() + timeoutMs),
-            ...(requestId ? { [Header.requestId]: requestId } : {}),
           },
         },
       ])

@@ -12,17 +12,12 @@ export const patternOf = (contract: { type: string; version: number }): string =
 export interface EventGroupOptions {
   /** Consumer group (prefixed per deployment); replicas of one service share it. */
   group: string;
-  /** Read a new group's topics from their start (default) or only new messages. */
-  fromBeginning?: boolean;
   /** Partitions handled in parallel; one partition (so one member) is always sequential. Default 4. */
   concurrency?: number;
   /** Attempts for a failing handler before the message goes to the dead-letter topic. Default 5. */
   maxAttempts?: number;
   /** Publish `worktrack_kafka_consumer_lag` for this group every 30 s (LAG_REPORT_INTERVAL_MS). */
   reportLag?: boolean;
-  sessionTimeoutMs?: number;
-  /** Idle fetch wait and heartbeat interval (`StartConsumerOptions.idleWaitMs`); EVENT_CONSUMER_IDLE_WAIT_MS by default. */
-  idleWaitMs?: number;
 }
 
 /** How `@HandleEvents` hands a partition's messages over. */
@@ -36,6 +31,10 @@ export type HandlerExtras =
   | { kind: 'command'; contract: CommandContract }
   | { kind: 'event'; contract: MessageContract; options: EventGroupOptions; maxBatch?: number };
 
+/** The pattern (with the transport's extras), the payload's validation, the message's log context and metrics, D-2 errors. */
+const handler = (pattern: MethodDecorator, pipe: ContractValidationPipe): MethodDecorator =>
+  applyDecorators(pattern, UsePipes(pipe), UseInterceptors(MessageContextInterceptor), UseFilters(RpcDomainErrorFilter));
+
 /**
  * Marks a method as the handler of a request/reply command (ADR 0002): the
  * payload is validated against the contract before the method runs, domain
@@ -48,12 +47,7 @@ export type HandlerExtras =
  */
 export function HandleCommand<T extends object, R extends object>(contract: CommandContract<T, R>): MethodDecorator {
   const extras: HandlerExtras = { kind: 'command', contract: contract as unknown as CommandContract };
-  return applyDecorators(
-    MessagePattern(patternOf(contract), extras),
-    UsePipes(new ContractValidationPipe(contract)),
-    UseInterceptors(MessageContextInterceptor),
-    UseFilters(RpcDomainErrorFilter),
-  );
+  return handler(MessagePattern(patternOf(contract), extras), new ContractValidationPipe(contract));
 }
 
 /**
@@ -66,12 +60,7 @@ export function HandleCommand<T extends object, R extends object>(contract: Comm
  */
 export function HandleEvent<T extends object>(contract: MessageContract<T>, options: EventGroupOptions): MethodDecorator {
   const extras: HandlerExtras = { kind: 'event', contract: contract as unknown as MessageContract, options };
-  return applyDecorators(
-    EventPattern(patternOf(contract), extras),
-    UsePipes(new ContractValidationPipe(contract)),
-    UseInterceptors(MessageContextInterceptor),
-    UseFilters(RpcDomainErrorFilter),
-  );
+  return handler(EventPattern(patternOf(contract), extras), new ContractValidationPipe(contract));
 }
 
 /**
@@ -89,10 +78,5 @@ export function HandleEvent<T extends object>(contract: MessageContract<T>, opti
 export function HandleEvents<T extends object>(contract: MessageContract<T>, options: EventBatchOptions): MethodDecorator {
   const { maxBatch = 100, ...group } = options;
   const extras: HandlerExtras = { kind: 'event', contract: contract as unknown as MessageContract, options: group, maxBatch };
-  return applyDecorators(
-    EventPattern(patternOf(contract), extras),
-    UsePipes(new ContractValidationPipe(contract, { many: true })),
-    UseInterceptors(MessageContextInterceptor),
-    UseFilters(RpcDomainErrorFilter),
-  );
+  return handler(EventPattern(patternOf(contract), extras), new ContractValidationPipe(contract, { many: true }));
 }

@@ -19,7 +19,6 @@ export interface KafkaContractTransportOptions {
   commandTopic?: TopicKey;
   /** The command topic's consumer group, shared by the service's replicas. */
   commandGroup?: string;
-  sessionTimeoutMs?: number;
 }
 
 /**
@@ -145,7 +144,6 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         fromBeginning: true,
         // Every partition in parallel; one key (member) stays sequential.
         concurrency: topic.partitions,
-        sessionTimeoutMs: this.options.sessionTimeoutMs,
         commitIntervalMs: REQUEST_REPLY_COMMIT_INTERVAL_MS,
         eachMessage: (payload) => this.onCommand(payload),
       });
@@ -155,10 +153,9 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       group.consumer = await this.client.startConsumer({
         groupId: this.client.group(group.options.group),
         topics,
-        fromBeginning: group.options.fromBeginning ?? true,
+        fromBeginning: true, // a new group reads what its topics already hold
         concurrency: group.options.concurrency ?? 4,
-        sessionTimeoutMs: group.options.sessionTimeoutMs ?? this.options.sessionTimeoutMs,
-        idleWaitMs: group.options.idleWaitMs ?? EVENT_CONSUMER_IDLE_WAIT_MS,
+        idleWaitMs: EVENT_CONSUMER_IDLE_WAIT_MS,
         eachBatch: (payload) => this.onEventBatch(group, payload),
       });
       if (group.options.reportLag) {
@@ -186,21 +183,19 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
   }
 
   /** Committed offsets against high watermarks, per topic (`worktrack_kafka_consumer_lag`). */
-  async reportLag(groupName: string, topics: string[]): Promise<Record<string, number>> {
+  private async reportLag(groupName: string, topics: string[]): Promise<void> {
     const admin = await this.client.admin();
     const groupId = this.client.group(groupName);
     const committed = await admin.fetchOffsets({ groupId, topics });
-    const lag: Record<string, number> = {};
     for (const topic of topics) {
       const ends = await admin.fetchTopicOffsets(topic);
       const mine = committed.find((c) => c.topic === topic)?.partitions ?? [];
-      lag[topic] = ends.reduce((sum, end) => {
+      const lag = ends.reduce((sum, end) => {
         const at = Number(mine.find((p) => p.partition === end.partition)?.offset ?? '-1');
         return sum + Math.max(0, Number(end.high) - (at < 0 ? Number(end.low) : at));
       }, 0);
-      this.metrics.consumerLag.set({ group: groupId, topic }, lag[topic]);
+      this.metrics.consumerLag.set({ group: groupId, topic }, lag);
     }
-    return lag;
   }
 
   /** Runs a discovered handler (pipes, interceptors and filters included) to its last value. */
