@@ -22,7 +22,16 @@ import {
   type WebhookHeadersV1,
 } from '@worktrack/contracts';
 import { CommandClient, DomainError, ensureTopics, startService } from '@worktrack/platform';
-import { eventually, memberWithToken, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
+import {
+  eventually,
+  memberWithToken,
+  ownNamespace,
+  startAppProcess,
+  testConfig,
+  testKafka,
+  type AppProcess,
+  type TestKafka,
+} from '@worktrack/testing';
 import { CalendarPoller } from '../src/calendar/calendar.poller';
 import { DeliveryProcessor } from '../src/deliveries/delivery.processor';
 import { ConnectorsConfig } from '../src/connectors.config';
@@ -84,6 +93,8 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
   let services: AppProcess[] = [];
   let connectorsApp: NestFastifyApplication;
   let kafka: TestKafka;
+  let env: Record<string, string> = {};
+  let dropDatabase: (() => Promise<void>) | undefined;
   let rpc: CommandClient;
   let db: DataSource;
   let actor: ActorV1;
@@ -120,10 +131,12 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
     }, `${count} deliveries processed`);
 
   beforeAll(async () => {
-    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}conn-it.`;
-    kafka = testKafka('connectors-it', { KAFKA_TOPIC_PREFIX: prefix });
-    await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
-    const env = { KAFKA_TOPIC_PREFIX: prefix };
+    // A topic namespace and a database of its own: its identity and ingestion relay their schemas' outboxes
+    // to its prefix, and on the shared database would take other spec files' rows.
+    const namespace = await ownNamespace('connectors');
+    ({ env, drop: dropDatabase } = namespace);
+    kafka = testKafka('connectors-it', env);
+    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
     // identity and ingestion as the built apps (processes); connectors in-process, so the test can drive its poller.
     [services, connectorsApp] = await Promise.all([
       Promise.all([startAppProcess('identity', env), startAppProcess('ingestion', env)]),
@@ -143,7 +156,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
     await rpc.start();
     const run = randomUUID().slice(0, 8);
-    const member = memberWithToken({ workspace: `conn-${run}`, email: `c-${run}@example.com` });
+    const member = memberWithToken({ workspace: `conn-${run}`, email: `c-${run}@example.com` }, env);
     actor = { memberId: member.memberId, workspaceId: member.workspaceId, scope: 'full', credential: 'api_token' };
     feedServer = createServer((req, res) => {
       if (req.url === '/missing.ics') {
@@ -175,6 +188,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
     await kafka?.close();
     await connectorsApp?.close();
     await Promise.all(services.map((s) => s.stop()));
+    await dropDatabase?.();
   });
 
   describe('connectors', () => {
@@ -444,7 +458,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
 
     it("reads all-day and floating times in the member's zone, as identity records it (issue 18)", async () => {
       const run = randomUUID().slice(0, 8);
-      const tokyo = memberWithToken({ workspace: `conn-tz-${run}`, email: `tz-${run}@example.com`, timezone: 'Asia/Tokyo' });
+      const tokyo = memberWithToken({ workspace: `conn-tz-${run}`, email: `tz-${run}@example.com`, timezone: 'Asia/Tokyo' }, env);
       const tokyoActor: ActorV1 = { memberId: tokyo.memberId, workspaceId: tokyo.workspaceId, scope: 'full', credential: 'api_token' };
       const { port } = feedServer.address() as AddressInfo;
       const connector = await rpc.send(

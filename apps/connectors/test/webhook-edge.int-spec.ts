@@ -16,7 +16,7 @@ import {
   type ReceiveWebhookV1,
 } from '@worktrack/contracts';
 import { CommandClient, DomainError, ensureTopics, startService } from '@worktrack/platform';
-import { memberWithToken, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
+import { memberWithToken, ownNamespace, startAppProcess, testConfig, testKafka, type AppProcess, type TestKafka } from '@worktrack/testing';
 import { ConnectorsConfig } from '../src/connectors.config';
 import { ConnectorsAppModule } from '../src/app.module';
 
@@ -30,6 +30,8 @@ describe('connectors: edge verification contract (ADR 0011)', () => {
   let services: AppProcess[] = [];
   let app: NestFastifyApplication;
   let kafka: TestKafka;
+  let env: Record<string, string> = {};
+  let dropDatabase: (() => Promise<void>) | undefined;
   let rpc: CommandClient;
   let actor: ActorV1;
   let connectorId: string;
@@ -69,10 +71,11 @@ describe('connectors: edge verification contract (ADR 0011)', () => {
   };
 
   beforeAll(async () => {
-    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}edge-it.`;
-    kafka = testKafka('edge-it', { KAFKA_TOPIC_PREFIX: prefix });
-    await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
-    const env = { KAFKA_TOPIC_PREFIX: prefix };
+    // A topic namespace and a database of its own (see connectors.int-spec.ts).
+    const namespace = await ownNamespace('edge');
+    ({ env, drop: dropDatabase } = namespace);
+    kafka = testKafka('edge-it', env);
+    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
     [services, app] = await Promise.all([
       Promise.all([startAppProcess('identity', env, 120_000), startAppProcess('ingestion', env, 120_000)]),
       startService('connectors', ConnectorsAppModule, testConfig(ConnectorsConfig, { ...env, WORK_POLL_INTERVAL_MS: '200' })),
@@ -80,7 +83,7 @@ describe('connectors: edge verification contract (ADR 0011)', () => {
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
     await rpc.start();
     const run = randomUUID().slice(0, 8);
-    const member = memberWithToken({ workspace: `edge-${run}`, email: `e-${run}@example.com` });
+    const member = memberWithToken({ workspace: `edge-${run}`, email: `e-${run}@example.com` }, env);
     actor = { memberId: member.memberId, workspaceId: member.workspaceId, scope: 'full', credential: 'api_token' };
     const created = await rpc.send(CreateConnector, { actor, name: 'acme/edge', kind: 'github', secret: SECRET }, { key: actor.memberId });
     connectorId = created.connectorId;
@@ -91,6 +94,7 @@ describe('connectors: edge verification contract (ADR 0011)', () => {
     await kafka?.close();
     await app?.close();
     await Promise.all(services.map((s) => s.stop()));
+    await dropDatabase?.();
   });
 
   it('hands the secret out only sealed to the requester’s key, bound to the connector', async () => {

@@ -12,7 +12,7 @@ import {
   type SessionChangedV1,
 } from '@worktrack/contracts';
 import { CommandClient, ensureTopics, startService, type RunningConsumer } from '@worktrack/platform';
-import { eventually, MessagePublisher, ownDatabase, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { eventually, MessagePublisher, ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { CorrelationAppModule } from '../src/app.module';
 import { CorrelationConfig } from '../src/correlation.config';
 
@@ -34,10 +34,8 @@ describe('correlation: the link audit', () => {
 
   beforeAll(async () => {
     // A topic namespace and a database of its own: another spec file's correlation must not relay this one's outbox.
-    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}cover-it.`;
-    const database = await ownDatabase('cover');
-    dropDatabase = database.drop;
-    const env = { KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: database.url };
+    const { prefix, env, drop } = await ownNamespace('cover');
+    dropDatabase = drop;
     kafka = testKafka('cover-it', env);
     await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
     app = await startService('correlation', CorrelationAppModule, testConfig(CorrelationConfig, env));

@@ -18,7 +18,7 @@ import {
   prng,
   referenceLink,
   scenario,
-  ownDatabase,
+  ownNamespace,
   startAppProcess,
   testConfig,
   testKafka,
@@ -54,10 +54,8 @@ describe('ingestion: the link audit heals lost links', () => {
   beforeAll(async () => {
     // A topic namespace and a database of its own: other spec files' ingestion and correlation instances
     // neither take its messages nor relay its outboxes, nor audit its events.
-    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}audit-it.`;
-    const database = await ownDatabase('audit');
-    dropDatabase = database.drop;
-    const env = { KAFKA_TOPIC_PREFIX: prefix, DATABASE_URL: database.url };
+    const { prefix, env, drop } = await ownNamespace('audit');
+    dropDatabase = drop;
     kafka = testKafka('link-audit-it', env);
     await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
     [correlation, ingestion] = await Promise.all([
@@ -139,6 +137,14 @@ describe('ingestion: the link audit heals lost links', () => {
       )
     ).map((r) => r.session_id);
   const allLinkedTo = async (ids: string[], sessionId: string): Promise<boolean> => (await linksOf(ids)).every((s) => s === sessionId);
+  /** `count` events of one new member written straight to the table; the SQL expressions may use `g` (1 … count). */
+  const insertBulk = (count: number, occurredAt: string, receivedAt: string, payload: string): Promise<unknown> =>
+    db.query(
+      `INSERT INTO "ingestion"."activity_events" (id, workspace_id, member_id, source_type, event_type, occurred_at, received_at, payload)
+       SELECT gen_random_uuid(), $1, $2, 'custom', 'bulk', ${occurredAt}, ${receivedAt}, ${payload}
+         FROM generate_series(1, $3::int) AS g`,
+      [randomUUID(), randomUUID(), count],
+    );
   /** One pass over everything received so far (another replica's pass may hold the lease for a moment). */
   const pass = async (): Promise<LinkAuditPass> => {
     const since = Date.now();
@@ -238,5 +244,66 @@ describe('ingestion: the link audit heals lost links', () => {
       ),
     );
     expect({ seed, wrong: new Map(wrong.map((w) => [w.id, w.expected])) }).toEqual({ seed, wrong: wrongExpected });
+  });
+
+  it('summarises the BRIN ranges filled since the last pass, so a window is read through the index, not the whole table', async () => {
+    // Issue 17: Postgres summarises a BRIN range only at VACUUM; unsummarised, every pass scanned the whole table.
+    await insertBulk(8000, `now() - interval '1 minute'`, 'now()', `jsonb_build_object('i', g)`);
+    const summarize = `SELECT brin_summarize_new_values('"ingestion"."ix_activity_events_received_brin"'::regclass)::int AS ranges`;
+    const [{ pages }] = await db.query<Array<{ pages: number }>>(
+      `SELECT (pg_relation_size('"ingestion"."activity_events"') / current_setting('block_size')::int)::int AS pages`,
+    );
+    expect(pages).toBeGreaterThan(3 * 32); // three full ranges of 32 pages at least
+    const done = await pass();
+    expect(done.audited).toBeGreaterThanOrEqual(8000);
+    expect(await db.query(summarize)).toEqual([{ ranges: 0 }]); // nothing left: the pass summarised them
+  });
+
+  it('reads a window through the BRIN index, never by a sequential scan, where Postgres holds no statistics for the table', async () => {
+    // Issue 17: never analysed (a new table; a Postgres without autovacuum never analyses one), the
+    // planner priced the BRIN path as the whole table and scanned all of it at every pass.
+    await insertBulk(
+      20000,
+      `now() - interval '2 days'`,
+      `now() - interval '2 days' + g * interval '1 ms'`,
+      `jsonb_build_object('i', g, 'pad', repeat('x', 200))`,
+    );
+    const repo = ingestion.get(LinkAuditRepository);
+    const window = { from: new Date(Date.now() - 60_000), to: new Date() };
+    const scans = await db.transaction(async (m) => {
+      // The backend's counts since its last report (which never happens inside a transaction):
+      // sequential scans of the table, scans of the BRIN index; read before and after the reads.
+      const counts = async (): Promise<{ table: number; brin: number }> =>
+        (
+          await m.query<Array<{ table: number; brin: number }>>(
+            `SELECT pg_stat_get_xact_numscans('"ingestion"."activity_events"'::regclass)::int AS "table",
+                    pg_stat_get_xact_numscans('"ingestion"."ix_activity_events_received_brin"'::regclass)::int AS brin`,
+          )
+        )[0];
+      const before = await counts();
+      await repo.windowMembers(window.from, window.to, m);
+      await repo.mismatches(window, [{ memberId: randomUUID(), until: null }], [], m);
+      const after = await counts();
+      return { table: after.table - before.table, brin: after.brin - before.brin };
+    });
+    expect(scans.table).toBe(0);
+    expect(scans.brin).toBeGreaterThanOrEqual(1);
+  });
+
+  it('goes on without summarising while a VACUUM holds the table (lock_timeout), and summarises at the next pass', async () => {
+    const repo = ingestion.get(LinkAuditRepository);
+    const vacuum = db.createQueryRunner(); // stands in for a VACUUM: the same lock level on the table
+    await vacuum.connect();
+    try {
+      await vacuum.startTransaction();
+      await vacuum.query('LOCK TABLE "ingestion"."activity_events" IN SHARE UPDATE EXCLUSIVE MODE');
+      const started = Date.now();
+      await expect(repo.summarizeNewRanges()).resolves.toBeNull();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await vacuum.rollbackTransaction();
+      await expect(repo.summarizeNewRanges()).resolves.toEqual(expect.any(Number));
+    } finally {
+      await vacuum.release();
+    }
   });
 });

@@ -27,10 +27,17 @@ describe('LinkAuditWorker', () => {
       reannounced: [] as unknown[][],
       advanced: [] as Date[],
       released: 0,
+      /** Order of the repository's window reads: 'summarize' must come before 'members'. */
+      order: [] as string[],
     };
     const repo = {
       claim: () => Promise.resolve(opts.watermark),
+      summarizeNewRanges: () => {
+        calls.order.push('summarize');
+        return Promise.resolve(0);
+      },
       windowMembers: (from: Date, to: Date) => {
+        calls.order.push('members');
         calls.windows.push({ from, to });
         return Promise.resolve(opts.members);
       },
@@ -84,6 +91,8 @@ describe('LinkAuditWorker', () => {
     const recent = setup({ watermark: new Date(now - 50_000), members: [], answer: none });
     expect((await recent.worker.tick(now)).window).toEqual({ from: iso(now - 50_000), to: iso(now - 20_000) });
     expect(recent.calls.advanced).toEqual([new Date(now - 20_000)]);
+    // Issue 17: the new BRIN ranges are summarised before the window is read, so its scan reads only its pages.
+    expect(recent.calls.order).toEqual(['summarize', 'members']);
     const late = setup({ watermark: new Date(t0), members: [], answer: none });
     const pass = await late.worker.tick(now);
     expect(pass.window).toEqual({ from: iso(t0), to: iso(t0 + MAX_SPAN_MS) });

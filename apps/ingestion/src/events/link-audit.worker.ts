@@ -95,6 +95,7 @@ export class LinkAuditWorker implements OnApplicationBootstrap, OnModuleDestroy 
       const keep = async (): Promise<void> => {
         if (!(await this.audit.renew(holder, LEASE_MS))) throw new Error('link audit: lease lost mid-pass (another replica audits)');
       };
+      await this.audit.summarizeNewRanges();
       const members = await this.audit.windowMembers(from, to);
       const pass = {
         ...idle,
