@@ -304,6 +304,9 @@ describe('hostile and odd input (issue 14) end to end', () => {
     const missing = await call<ErrorBody>(gateway.url, 'GET', `/v1/connectors/${randomUUID()}/deliveries`, { token: member.token });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
     expect(missing.headers.get('cache-control')).toBe('no-store');
+    // Refused before any handler runs (authentication): still no-store.
+    const anonymous = await fetch(`${gateway.url}/v1/me`, { headers: { 'x-forwarded-for': address() } });
+    expect([anonymous.status, anonymous.headers.get('cache-control')]).toEqual([401, 'no-store']);
   });
 
   it('issue 14: /status and /metrics answer only to the operator credential', async () => {

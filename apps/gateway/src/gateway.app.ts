@@ -7,6 +7,7 @@ import { registerBodyParsers } from './connectors/raw-body';
 import { registerCors } from './http/cors';
 import { gatewayErrors } from './http/error-envelope';
 import { registerInputGuard } from './http/input-guard';
+import { registerNoStore } from './http/no-store';
 import { registerRequestDeadline } from './http/request-deadline';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
@@ -49,6 +50,7 @@ export async function startGateway(
 export async function configureGateway(app: NestFastifyApplication): Promise<void> {
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
   applyApiPrefix(app);
+  registerNoStore(app.getHttpAdapter().getInstance());
   const tokens = app.get(ApiTokenVerifier);
   registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), (authorization) =>
     tokens.isVerified(authorization),

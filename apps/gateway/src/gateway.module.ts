@@ -1,11 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { PlatformModule, type AppLogger, type Metrics } from '@worktrack/platform';
 import { ActivityController } from './activity/activity.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
-import { NoStoreInterceptor } from './cache-control/no-store.interceptor';
 import { ConnectorsHttpModule } from './connectors/connectors-http.module';
 import type { GatewayConfig } from './gateway.config';
 import { McpController } from './mcp/mcp.controller';
@@ -24,17 +23,13 @@ import { TokensController } from './tokens/tokens.controller';
  * The gateway's routes. Global guards run in this order: authentication and
  * scope (AuthGuard), then the per-member rate limit; the per-address limit
  * on unauthenticated failures runs before both, as an onRequest hook
- * (rate-limit/unauthenticated-limit.hook.ts). Every /v1 answer is no-store.
+ * (rate-limit/unauthenticated-limit.hook.ts). Every /v1 answer is no-store
+ * (http/no-store.ts).
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
   controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
-  providers: [
-    StatusService,
-    { provide: APP_GUARD, useExisting: AuthGuard },
-    { provide: APP_GUARD, useExisting: RateLimitGuard },
-    { provide: APP_INTERCEPTOR, useClass: NoStoreInterceptor },
-  ],
+  providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}
 
