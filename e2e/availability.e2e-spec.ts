@@ -262,9 +262,13 @@ describe('availability with Postgres away (issue 21)', () => {
 
 describe('replicas that are gone (issue 21)', () => {
   it('the janitor of a live gateway removes a killed replica’s private consumer groups', async () => {
-    const env = { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_GROUP_JANITOR_INTERVAL_MS: '1000' };
+    // A topic prefix of its own: the gateways of other files (their janitors sweep every 30 s) must
+    // not remove the killed replica's groups before this file's live one does.
+    const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}janitor-e2e.`;
+    const env = { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_GROUP_JANITOR_INTERVAL_MS: '1000', KAFKA_TOPIC_PREFIX: prefix };
+    const kafka = testKafka('janitor-check', { KAFKA_TOPIC_PREFIX: prefix });
+    await ensureTopics(await kafka.client.admin(), allTopics(), prefix);
     const [live, doomed] = await Promise.all([startAppProcess('gateway', env), startAppProcess('gateway', env)]);
-    const kafka = testKafka('janitor-check');
     try {
       const doomedId = `gateway-${new URL(doomed.url).port}`;
       const groups = async () => (await (await kafka.client.admin()).listGroups()).groups.map((g) => g.groupId);
