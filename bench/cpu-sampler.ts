@@ -7,7 +7,8 @@
  *
  * - the app processes of this checkout: the node processes the bench started,
  *   or, when it uses a stack that was already running, every node process
- *   whose command line runs `dist/apps/<app>/…` and whose working directory is
+ *   whose command line runs `dist/apps/<app>/…` or `dist/scripts/services-host.js`
+ *   (the one process `npm start` hosts the six services in) and whose working directory is
  *   this checkout (other checkouts' stacks on the same machine are left out
  *   and shown on their own line, not counted);
  * - postgres: the postmaster and all its children (every backend, the WAL
@@ -102,9 +103,10 @@ export class CpuSampler {
   private group(pid: string, p: { cmd: string; comm: string }): string | undefined {
     const own = this.appPids.get(Number(pid));
     if (own) return own;
-    const app = /(?:^|[\s/])dist\/apps\/([\w-]+)\//.exec(p.cmd);
+    // An app of its own (`dist/apps/<app>/…`) or, as `npm start` runs them, the services' host.
+    const app = /(?:^|[\s/])dist\/(?:apps\/([\w-]+)\/|scripts\/(services-host)\.js)/.exec(p.cmd);
     if (/^(\S*\/)?node\b/.test(p.cmd) && app) {
-      if (this.appPids.size === 0 && cwdOf(pid) === this.root) return app[1];
+      if (this.appPids.size === 0 && cwdOf(pid) === this.root) return app[1] ?? app[2];
       return 'other-checkouts';
     }
     if (/^(\S*\/)?java\b/.test(p.cmd) && /kafka/i.test(p.cmd)) return servesStack(p.cmd) ? 'kafka' : 'other-brokers';

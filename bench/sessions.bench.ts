@@ -2,7 +2,7 @@
  * Benchmark (not a test): the five session endpoints through the running
  * stack at a fixed total rate, with a realistic mix.
  *
- *   npm run bench:sessions [-- --rate 200 --seconds 60 --members 40 --warmup 5]
+ *   npm run bench:sessions [-- --rate 200 --seconds 60 --members 40 --warmup 5] [--no-floor | --floor-only] [--floor-via-http]
  *
  * Uses the gateway at BENCH_URL (default http://127.0.0.1:3000) when it
  * answers; otherwise starts identity, sessions and a gateway from dist/ (run
@@ -21,6 +21,8 @@
  *
  * CPU (issue 17): the CPU milliseconds each process of the stack spent per
  * command over the measured window (bench/cpu-sampler.ts), and the total.
+ * Then the raw ceiling at the same rate (bench/sessions-floor.ts): the same
+ * hops made with the design's packages and no other code.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +31,7 @@ import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
+import { runFloor } from './sessions-floor';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,6 +42,10 @@ const SECONDS = arg('seconds', 60);
 const MEMBERS = arg('members', 40);
 const WARMUP = arg('warmup', 5);
 const WORKSPACES = Math.max(1, Math.ceil(MEMBERS / 10));
+const FLOOR = !process.argv.includes('--no-floor');
+/** `http`: the ceiling's commands and replies over HTTP instead of Kafka (what those two hops cost). */
+const FLOOR_VIA = process.argv.includes('--floor-via-http') ? 'http' : 'kafka';
+const STACK = !process.argv.includes('--floor-only');
 
 type Endpoint = 'start' | 'pause' | 'resume' | 'close' | 'list';
 const ENDPOINTS: Endpoint[] = ['start', 'pause', 'resume', 'close', 'list'];
@@ -216,7 +223,21 @@ function report(samples: Sample[], wallSeconds: number, cpu: CpuWindow): void {
   );
 }
 
+async function floor(): Promise<void> {
+  const f = await runFloor(RATE, SECONDS, FLOOR_VIA);
+  console.log(
+    `\nceiling (bench/sessions-floor.ts: the same hops with kafkajs, pg, ioredis and node:http alone${FLOOR_VIA === 'http' ? '; commands and replies over HTTP' : ''}): ${(f.commands / f.seconds).toFixed(0)} commands/s, p99 ${f.p99.toFixed(1)} ms, errors ${f.errors}`,
+  );
+  for (const line of f.cpuLines) console.log(line);
+  console.log(`ceiling_cpu_ms_per_unit=${f.cpuMsPerCommand.toFixed(2)} unit="command"`);
+}
+
 async function main(): Promise<void> {
+  if (STACK) await stack();
+  if (FLOOR) await floor();
+}
+
+async function stack(): Promise<void> {
   const started = await ensureStack();
   try {
     const run = randomUUID().slice(0, 6);
