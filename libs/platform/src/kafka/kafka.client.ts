@@ -77,17 +77,24 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  */
 export const CONSUMER_MAX_WAIT_MS = 1_000;
 
-/** How often a consumer heartbeats (never more than a third of its session timeout). */
-export const CONSUMER_HEARTBEAT_INTERVAL_MS = 1_000;
-
 /**
  * The idle fetch wait and heartbeat interval of event groups (issue 17, ADR
  * 0012 decision 19): not on any request's path, so a rebalance they notice a
  * second later stalls no request, while their idle fetches and heartbeats
  * halve. Still a third of the 6 s session timeout (issue 21's restart times
- * are unchanged). Command and reply consumers keep CONSUMER_MAX_WAIT_MS.
+ * are unchanged). Command groups keep CONSUMER_MAX_WAIT_MS.
  */
 export const EVENT_CONSUMER_IDLE_WAIT_MS = 2_000;
+
+/**
+ * The idle fetch wait and heartbeat interval of a replica's private groups
+ * (`<family><instance id>`: its reply feeds, the gateway's identity feed;
+ * issue 17, ADR 0012 decision 27). What keeps command groups at 1 s is a
+ * rebalance stalling requests while replicas join and leave; a group of one
+ * member never rebalances while it runs, and a reply still ends its fetch at
+ * once. Its stop waits up to this long for the fetch in flight.
+ */
+export const PRIVATE_GROUP_IDLE_WAIT_MS = EVENT_CONSUMER_IDLE_WAIT_MS;
 
 /** A consumer's session timeout. */
 export const CONSUMER_SESSION_TIMEOUT_MS = 6_000;
@@ -104,7 +111,8 @@ export interface StartConsumerOptions {
   /**
    * How long the broker holds an empty fetch, and how often the consumer
    * heartbeats (kafkajs heartbeats between fetches): CONSUMER_MAX_WAIT_MS
-   * unless said otherwise, at most a third of the session timeout. Data ends
+   * (PRIVATE_GROUP_IDLE_WAIT_MS for a group of this replica alone) unless
+   * said otherwise, at most a third of the session timeout. Data ends
    * a fetch at once whatever the wait: this bounds idle spinning, not latency.
    */
   idleWaitMs?: number;
@@ -278,7 +286,7 @@ export class KafkaClient {
     const { eachMessage, eachBatch } = options;
     if (!eachMessage === !eachBatch) throw new Error('startConsumer needs exactly one of eachMessage and eachBatch');
     if (eachBatch && options.commitIntervalMs) throw new Error('commitIntervalMs applies to eachMessage only');
-    const heartbeatInterval = Math.min(options.idleWaitMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS, Math.floor(CONSUMER_SESSION_TIMEOUT_MS / 3));
+    const { heartbeatInterval, maxWaitTimeInMs } = consumerWaits(options.idleWaitMs ?? this.defaultIdleWait(options.groupId));
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // Issue 21: how long a killed member holds its partitions before the group moves
@@ -287,7 +295,7 @@ export class KafkaClient {
       // groups), and an empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
       sessionTimeout: CONSUMER_SESSION_TIMEOUT_MS,
       heartbeatInterval,
-      maxWaitTimeInMs: Math.min(options.idleWaitMs ?? CONSUMER_MAX_WAIT_MS, heartbeatInterval),
+      maxWaitTimeInMs,
       allowAutoTopicCreation: false,
     });
     this.watchCrashes(consumer, options.groupId);
@@ -305,9 +313,17 @@ export class KafkaClient {
     });
     await joined;
     // A group of this replica alone (ADR 0002): look after its family's leftovers.
-    const suffix = `.${this.instanceId}`;
-    if (options.groupId.endsWith(suffix)) this.janitor.watch(options.groupId.slice(0, -this.instanceId.length), options.groupId);
+    if (this.isPrivate(options.groupId)) this.janitor.watch(options.groupId.slice(0, -this.instanceId.length), options.groupId);
     return { consumer, stop: () => (commits ? commits.stop(options.topics) : consumer.disconnect()) };
+  }
+
+  /** Whether `groupId` is a group of this replica alone (`<family><instance id>`, ADR 0002). */
+  private isPrivate(groupId: string): boolean {
+    return groupId.endsWith(`.${this.instanceId}`);
+  }
+
+  private defaultIdleWait(groupId: string): number {
+    return this.isPrivate(groupId) ? PRIVATE_GROUP_IDLE_WAIT_MS : CONSUMER_MAX_WAIT_MS;
   }
 
   /**
@@ -390,6 +406,12 @@ async function connected<T extends { connect(): Promise<void> }>(client: T, forg
 }
 
 /** Resolves once the consumer has joined its group and holds its partitions. */
+/** A consumer's heartbeat interval and idle fetch wait for an idle wait: never more than a third of the session timeout. */
+export function consumerWaits(idleWaitMs: number): { heartbeatInterval: number; maxWaitTimeInMs: number } {
+  const heartbeatInterval = Math.min(idleWaitMs, Math.floor(CONSUMER_SESSION_TIMEOUT_MS / 3));
+  return { heartbeatInterval, maxWaitTimeInMs: heartbeatInterval };
+}
+
 export async function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
   let off = (): void => undefined;
   const joined = new Promise<void>((resolve) => (off = consumer.on(consumer.events.GROUP_JOIN, () => resolve())));
