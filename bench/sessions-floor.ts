@@ -34,6 +34,8 @@ import { Kafka, logLevel, type Consumer, type Message, type Producer } from 'kaf
 import { Pool } from 'pg';
 // Loading the platform applies its kafkajs request-queue fix (kafkajs-request-queue.ts) to this process too.
 import { ensureTopics, waitForJoin } from '@worktrack/platform';
+// The gateway's D-5 script itself: the ceiling pays what the gateway's Redis pays per request.
+import { SLIDING_LOG_LUA } from '../apps/gateway/src/rate-limit/rate-limiter';
 import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const PREFIX = 'bench-floor.';
@@ -46,27 +48,6 @@ const topic = (t: { name: string }): string => `${PREFIX}${t.name}`;
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** The gateway's D-5 script (apps/gateway/src/rate-limit/rate-limiter.ts), unchanged. */
-const SLIDING_LOG_LUA = `
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
-  allowed = 1
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = 0
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return { allowed, count, reset }
-`;
 
 function kafka(clientId: string): Kafka {
   return new Kafka({ clientId, brokers: BROKERS, logLevel: logLevel.ERROR });
@@ -157,6 +138,7 @@ async function edge(port: number, via: Via): Promise<void> {
   const client = kafka(`floor-edge-${process.pid}`);
   const send = await coalescingProducer(client);
   const redis = new Redis(REDIS_URL);
+  redis.defineCommand('worktrackRateLimit', { numberOfKeys: 1, lua: SLIDING_LOG_LUA }); // EVALSHA, as the gateway calls it
   const pending = new Map<string, (value: Buffer) => void>();
   const group = `${PREFIX}replies.${process.pid}`;
   const replies =
@@ -184,7 +166,7 @@ async function edge(port: number, via: Via): Promise<void> {
       void (async () => {
         const member = String(req.headers['x-member']);
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        const [allowed] = (await redis.eval(SLIDING_LOG_LUA, 1, `${PREFIX}rl:${member}`, 600_000, 60_000, randomUUID())) as number[];
+        const [allowed] = await redis.worktrackRateLimit(`${PREFIX}rl:${member}`, 600_000, 60_000, randomUUID());
         if (!allowed) return void res.writeHead(429).end();
         const value = await command(member, body);
         res.writeHead(201, { 'content-type': 'application/json', 'content-length': value.length }).end(value);

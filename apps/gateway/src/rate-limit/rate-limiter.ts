@@ -133,7 +133,7 @@ export class LogGate {
  * Returns { allowed (1|0), requests in the window after this one,
  *           ms until the oldest of them leaves the window (0 if none) }.
  */
-const SLIDING_LOG_LUA = `
+export const SLIDING_LOG_LUA = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local t = redis.call('TIME')
