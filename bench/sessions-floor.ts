@@ -12,7 +12,7 @@
  * - **edge** — `node:http`; the member's D-5 count in Redis (the gateway's
  *   sliding-log script, one EVALSHA); the command produced with kafkajs
  *   (idempotent, acks=all) to a 12-partition topic keyed by member; the
- *   answer once the reply arrives on a 6-partition reply topic this process
+ *   answer once the reply arrives on the 6-partition reply topic this process
  *   reads in a group of its own.
  * - **service** — reads the commands (every partition at once, as the
  *   services' command consumers do); one Postgres statement writes the session
@@ -24,6 +24,9 @@
  * No validation, no authentication, no framework, no metrics, no logging:
  * what is left is what these hops cost with kafkajs, pg, ioredis and Node on
  * this machine — the floor under any code that keeps the design's hops.
+ * With `--floor-via-http` the edge sends each command over a keep-alive HTTP
+ * connection to the service, which answers in the response: what the
+ * command and reply hops over Kafka cost, by difference.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +35,7 @@ import { Agent, createServer, request } from 'node:http';
 import Redis from 'ioredis';
 import { Kafka, logLevel, type Consumer, type Message, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
+import { Topics } from '@worktrack/contracts';
 // Loading the platform applies its kafkajs request-queue fix (kafkajs-request-queue.ts) to this process too.
 import { ensureTopics, waitForJoin } from '@worktrack/platform';
 // The gateway's D-5 script itself: the ceiling pays what the gateway's Redis pays per request.
@@ -39,10 +43,11 @@ import { SLIDING_LOG_LUA } from '../apps/gateway/src/rate-limit/rate-limiter';
 import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const PREFIX = 'bench-floor.';
+/** The partitions of the stack's topics (sessions.commands, gateway.replies, sessions.events), kept an hour. */
 const TOPICS = {
-  commands: { name: 'commands', partitions: 12, retentionMs: 3_600_000, description: 'floor commands' },
-  replies: { name: 'replies', partitions: 6, retentionMs: 3_600_000, description: 'floor replies' },
-  events: { name: 'events', partitions: 12, retentionMs: 3_600_000, description: 'floor events' },
+  commands: { ...Topics.sessionsCommands, name: 'commands', retentionMs: 3_600_000 },
+  replies: { ...Topics.gatewayReplies, name: 'replies', retentionMs: 3_600_000 },
+  events: { ...Topics.sessionsEvents, name: 'events', retentionMs: 3_600_000 },
 };
 const topic = (t: { name: string }): string => `${PREFIX}${t.name}`;
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -143,7 +148,7 @@ async function edge(port: number, via: Via): Promise<void> {
   const group = `${PREFIX}replies.${process.pid}`;
   const replies =
     via === 'kafka'
-      ? await consume(client, group, topic(TOPICS.replies), 6, (value, headers) => {
+      ? await consume(client, group, topic(TOPICS.replies), TOPICS.replies.partitions, (value, headers) => {
           const id = String(headers['correlation-id']);
           pending.get(id)?.(value);
           pending.delete(id);
