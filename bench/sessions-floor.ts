@@ -10,8 +10,9 @@
  * services' host):
  *
  * - **edge** — `node:http`; the member's D-5 count in Redis (the gateway's
- *   sliding-log script, one EVALSHA); the command produced with kafkajs
- *   (idempotent, acks=all) to a 12-partition topic keyed by member; the
+ *   sliding-log script, one EVALSHA); the command produced through the
+ *   stack's `KafkaClient.send` (kafkajs's idempotent producer, acks=all) to a
+ *   12-partition topic keyed by member; the
  *   answer once the reply arrives on the 6-partition reply topic this process
  *   reads in a group of its own.
  * - **service** — reads the commands (every partition at once, as the
@@ -21,7 +22,8 @@
  *   produced to a 12-partition topic; a second group (correlation's place)
  *   reads the events and writes one row per event.
  *
- * No validation, no authentication, no framework, no metrics, no logging:
+ * No validation, no authentication, no framework, no metrics, no logging
+ * (consumers are plain kafkajs; only the producer path is the platform's):
  * what is left is what these hops cost with kafkajs, pg, ioredis and Node on
  * this machine — the floor under any code that keeps the design's hops.
  * With `--floor-via-http` the edge sends each command over a keep-alive HTTP
@@ -33,11 +35,21 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, createServer, request } from 'node:http';
 import Redis from 'ioredis';
-import { Kafka, logLevel, type Consumer, type Message, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type Message } from 'kafkajs';
 import { Pool } from 'pg';
 import { Topics } from '@worktrack/contracts';
 // Loading the platform applies its kafkajs request-queue fix (kafkajs-request-queue.ts) to this process too.
-import { ensureTopics, waitForJoin } from '@worktrack/platform';
+import {
+  AppConfig,
+  CONSUMER_MAX_WAIT_MS,
+  CONSUMER_SESSION_TIMEOUT_MS,
+  consumerWaits,
+  createLogger,
+  ensureTopics,
+  KafkaClient,
+  loadConfig,
+  waitForJoin,
+} from '@worktrack/platform';
 // The gateway's D-5 script itself: the ceiling pays what the gateway's Redis pays per request.
 import { SLIDING_LOG_LUA } from '../apps/gateway/src/rate-limit/rate-limiter';
 import { CpuSampler, formatCpu } from './cpu-sampler';
@@ -59,37 +71,14 @@ function kafka(clientId: string): Kafka {
 }
 
 /**
- * One idempotent producer whose sends, while a produce request is out, leave
- * together as the next one (as the stack's KafkaClient.send does): under load
- * a request carries several messages.
+ * The stack's own producer path, `KafkaClient.send`: kafkajs's idempotent
+ * producer (acks=all), the sends queued while a produce request is out
+ * leaving together as the next one.
  */
-async function coalescingProducer(client: Kafka): Promise<(topic: string, message: Message) => Promise<void>> {
-  const producer: Producer = client.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  await producer.connect();
-  let queue: Array<{ topic: string; message: Message; done: (err?: Error) => void }> = [];
-  let flushing = false;
-  const flush = async (): Promise<void> => {
-    if (flushing) return;
-    flushing = true;
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
-      const byTopic = new Map<string, Message[]>();
-      for (const { topic, message } of batch) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
-      try {
-        await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
-        for (const entry of batch) entry.done();
-      } catch (err) {
-        for (const entry of batch) entry.done(err instanceof Error ? err : new Error(String(err)));
-      }
-    }
-    flushing = false;
-  };
-  return (topic, message) =>
-    new Promise((resolve, reject) => {
-      queue.push({ topic, message, done: (err) => (err ? reject(err) : resolve()) });
-      void flush();
-    });
+function producerOf(app: string): (topic: string, message: Message) => Promise<void> {
+  const config = loadConfig(AppConfig, { ...process.env, INSTANCE_ID: `${app}-${process.pid}`, LOG_LEVEL: 'warn' });
+  const client = new KafkaClient(app, config, createLogger(app, config.LOG_LEVEL, config.INSTANCE_ID));
+  return (topic, message) => client.send(topic, [message]);
 }
 
 async function consume(
@@ -99,7 +88,7 @@ async function consume(
   concurrency: number,
   handle: (value: Buffer, headers: Record<string, unknown>) => Promise<void>,
 ): Promise<Consumer> {
-  const consumer = client.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 1_000 });
+  const consumer = client.consumer({ groupId, sessionTimeout: CONSUMER_SESSION_TIMEOUT_MS, ...consumerWaits(CONSUMER_MAX_WAIT_MS) });
   await consumer.connect();
   await consumer.subscribe({ topics: [from] });
   const joined = waitForJoin(consumer);
@@ -141,7 +130,7 @@ type Via = 'kafka' | 'http';
 
 async function edge(port: number, via: Via): Promise<void> {
   const client = kafka(`floor-edge-${process.pid}`);
-  const send = await coalescingProducer(client);
+  const send = producerOf('floor-edge');
   const redis = new Redis(REDIS_URL);
   redis.defineCommand('worktrackRateLimit', { numberOfKeys: 1, lua: SLIDING_LOG_LUA }); // EVALSHA, as the gateway calls it
   const pending = new Map<string, (value: Buffer) => void>();
@@ -195,7 +184,7 @@ async function edge(port: number, via: Via): Promise<void> {
 
 async function service(port: number, via: Via): Promise<void> {
   const client = kafka(`floor-service-${process.pid}`);
-  const send = await coalescingProducer(client);
+  const send = producerOf('floor-service');
   const pool = new Pool({ connectionString: DATABASE_URL, max: 10 });
   const relay = async (outboxId: string): Promise<void> => {
     const { rows } = await pool.query<{ key: string; payload: unknown }>(

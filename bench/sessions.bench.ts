@@ -226,7 +226,7 @@ function report(samples: Sample[], wallSeconds: number, cpu: CpuWindow): void {
 async function floor(): Promise<void> {
   const f = await runFloor(RATE, SECONDS, FLOOR_VIA);
   console.log(
-    `\nceiling (bench/sessions-floor.ts: the same hops with kafkajs, pg, ioredis and node:http alone${FLOOR_VIA === 'http' ? '; commands and replies over HTTP' : ''}): ${(f.commands / f.seconds).toFixed(0)} commands/s, p99 ${f.p99.toFixed(1)} ms, errors ${f.errors}`,
+    `\nceiling (bench/sessions-floor.ts: the same hops with kafkajs, pg, ioredis, node:http and the platform's producer alone${FLOOR_VIA === 'http' ? '; commands and replies over HTTP' : ''}): ${(f.commands / f.seconds).toFixed(0)} commands/s, p99 ${f.p99.toFixed(1)} ms, errors ${f.errors}`,
   );
   for (const line of f.cpuLines) console.log(line);
   console.log(`ceiling_cpu_ms_per_unit=${f.cpuMsPerCommand.toFixed(2)} unit="command"`);

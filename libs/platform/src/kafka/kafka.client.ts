@@ -405,13 +405,13 @@ async function connected<T extends { connect(): Promise<void> }>(client: T, forg
   }
 }
 
-/** Resolves once the consumer has joined its group and holds its partitions. */
 /** A consumer's heartbeat interval and idle fetch wait for an idle wait: never more than a third of the session timeout. */
 export function consumerWaits(idleWaitMs: number): { heartbeatInterval: number; maxWaitTimeInMs: number } {
   const heartbeatInterval = Math.min(idleWaitMs, Math.floor(CONSUMER_SESSION_TIMEOUT_MS / 3));
   return { heartbeatInterval, maxWaitTimeInMs: heartbeatInterval };
 }
 
+/** Resolves once the consumer has joined its group and holds its partitions. */
 export async function waitForJoin(consumer: Consumer, timeoutMs = 30_000): Promise<void> {
   let off = (): void => undefined;
   const joined = new Promise<void>((resolve) => (off = consumer.on(consumer.events.GROUP_JOIN, () => resolve())));
