@@ -4,12 +4,14 @@ import { statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import jwt from 'jsonwebtoken';
 import { memberWithToken, mainOf, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
 
 const run = randomUUID().slice(0, 8);
 const OPERATOR_TOKEN = `op-${randomBytes(24).toString('hex')}`;
 const SECRET = `hook-secret-${randomBytes(12).toString('hex')}`;
+const JWT_SECRET = `abuse-${randomBytes(24).toString('hex')}`;
 const UNAUTH_LIMIT = 6;
 const HOOK_LIMIT = 25 * 1024 * 1024;
 
@@ -87,7 +89,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
   let connectors: AppProcess;
   let member: MemberWithToken;
   /** Every credential this run sent: none may appear in any app's log. */
-  const used: string[] = [OPERATOR_TOKEN, SECRET];
+  const used: string[] = [OPERATOR_TOKEN, SECRET, JWT_SECRET];
 
   const metric = async (base: string, name: string, labels: string, token?: string): Promise<number> => {
     const text = await (await fetch(`${base}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} })).text();
@@ -122,6 +124,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
       'gateway',
       {
         OPERATOR_TOKEN,
+        JWT_SECRET,
         UNAUTH_RATE_LIMIT_PER_MINUTE: String(UNAUTH_LIMIT),
         TRUSTED_PROXY_HOPS: '1',
         HOOK_BODY_LIMIT_BYTES: String(HOOK_LIMIT),
@@ -140,69 +143,142 @@ describe('hostile and odd input (issue 14) end to end', () => {
     await Promise.all(apps.map((p) => p.stop()));
   });
 
-  it('issue 14: random bearer tokens from one address get 429 after the limit, without an identity round trip; other addresses are unaffected', async () => {
+  it('D-37: 200 bad credentials from one address are refused (401, then 429) without an identity round trip, and a never-used token, a fresh JWT, a signed hook and the operator from that address are all served', async () => {
     const attacker = address();
-    const lookups = () => metric(gateway.url, 'worktrack_api_token_lookups_total', 'outcome="rejected"', OPERATOR_TOKEN);
-    const before = await lookups();
-    for (let i = 0; i < UNAUTH_LIMIT; i += 1) {
-      const token = randomToken();
-      used.push(token);
-      const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': attacker } });
-      expect([i, res.status, res.body.error.code]).toEqual([i, 401, 'UNAUTHENTICATED']);
+    const count = (outcome: string) => metric(gateway.url, 'worktrack_api_token_lookups_total', `outcome="${outcome}"`, OPERATOR_TOKEN);
+    const [rejected, refusedByRegistry] = [await count('rejected'), await count('registry_refused')];
+    // A revoked token is one of the bad credentials.
+    const revokedOwner = memberWithToken({ workspace: `abuse-${run}`, email: `r-${run}@example.com` });
+    used.push(revokedOwner.token);
+    const revokedId = revokedOwner.token.slice(3, 11);
+    expect((await call(gateway.url, 'DELETE', `/v1/tokens/${revokedId}`, { token: revokedOwner.token })).status).toBe(200);
+    const bad = (i: number): string => {
+      switch (i % 5) {
+        case 0:
+          return `Bearer ${revokedOwner.token}`;
+        case 1:
+          return `Bearer ${randomToken()}`;
+        case 2:
+          return `Bearer wt_${member.token.slice(3, 11)}_${randomToken().slice(12)}`; // a known id, a wrong secret
+        case 3:
+          return `Bearer eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: randomUUID() })).toString('base64url')}.forged`;
+        default:
+          return 'Bearer wt_not-a-token';
+      }
+    };
+    const statuses: number[] = [];
+    // In rounds of the limit: each round's failures are recorded when its responses finish.
+    for (let round = 0; round < 200 / UNAUTH_LIMIT + 1; round += 1) {
+      const answers = await Promise.all(
+        Array.from({ length: Math.min(UNAUTH_LIMIT, 200 - statuses.length) }, async (_, j) => {
+          const authorization = bad(statuses.length + j);
+          used.push(authorization.slice(7));
+          const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { headers: { authorization, 'x-forwarded-for': attacker } });
+          if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+          return `${res.status} ${res.body.error.code}`;
+        }),
+      );
+      statuses.push(...answers.map((a) => Number(a.split(' ')[0])));
+      for (const answer of answers) expect(['401 UNAUTHENTICATED', '429 RATE_LIMITED']).toContain(answer);
+      await new Promise((r) => setTimeout(r, 150));
     }
-    // The failures are recorded when each response finishes; give the last one a moment.
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
-    for (let i = 0; i < 5; i += 1) {
-      const token = randomToken();
-      used.push(token);
-      const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': attacker } });
-      expect([res.status, res.body.error.code]).toEqual([429, 'RATE_LIMITED']);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    }
-    // No identity round trip for the refused guesses.
-    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
-    // A client the attacker cannot impersonate (its own address, written by the trusted proxy) is served.
-    const other = await call(gateway.url, 'GET', '/v1/me', {
-      token: member.token,
-      headers: { 'x-forwarded-for': `${attacker}, ${address()}` },
+    expect(statuses).toHaveLength(200);
+    expect(statuses.slice(0, UNAUTH_LIMIT).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(-100).every((s) => s === 429)).toBe(true);
+    // No identity round trip for any of them: unknown, revoked and wrongly completed tokens are refused by the registry.
+    expect((await count('rejected')) - rejected).toBe(0);
+    expect((await count('registry_refused')) - refusedByRegistry).toBeGreaterThanOrEqual((200 / 5) * 3 - UNAUTH_LIMIT);
+
+    // From the same address: a valid API token this gateway never saw, minted just now …
+    const fresh = memberWithToken({ workspace: `abuse-${run}`, email: `f-${run}@example.com` });
+    used.push(fresh.token);
+    const unseen = await call<{ data: { member_id: string } }>(gateway.url, 'GET', '/v1/me', {
+      token: fresh.token,
+      headers: { 'x-forwarded-for': attacker },
     });
-    expect(other.status).toBe(200);
-    // Issue 17 (ADR 0012 decision 17): from the blocked address, a valid token this gateway has not
-    // verified yet is refused like a guess; once verified (from elsewhere), it is served from there too.
-    const second = memberWithToken({ workspace: `abuse-${run}`, email: `b-${run}@example.com` });
-    used.push(second.token);
-    const unseen = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': attacker } });
-    expect([unseen.status, unseen.body.error.code]).toEqual([429, 'RATE_LIMITED']);
-    expect((await call(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': address() } })).status).toBe(200);
-    const verified = await call(gateway.url, 'GET', '/v1/me', { token: second.token, headers: { 'x-forwarded-for': attacker } });
-    expect(verified.status).toBe(200);
-    // Guesses from that address are still refused without a round trip.
+    expect([unseen.status, unseen.body.data.member_id]).toEqual([200, fresh.memberId]);
+    // … a fresh session JWT (D-11) …
+    const token = jwt.sign({ sub: fresh.memberId, wid: fresh.workspaceId }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 60 });
+    used.push(token);
+    expect((await call(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': attacker } })).status).toBe(200);
+    // … a correctly signed provider delivery …
+    const hook = await connect();
+    const raw = Buffer.from(JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }));
+    const signed = await fetch(`${gateway.url}${hook}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'ping',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': sign(raw),
+        'x-forwarded-for': attacker,
+      },
+      body: raw,
+    });
+    expect(signed.status).toBe(202);
+    // … the operator's /status and /metrics, and the probes (never limited).
+    for (const path of ['/status', '/metrics']) {
+      const res = await fetch(`${gateway.url}${path}`, {
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'x-forwarded-for': attacker },
+      });
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    for (const path of ['/healthz', '/readyz']) {
+      expect([path, (await fetch(`${gateway.url}${path}`, { headers: { 'x-forwarded-for': attacker } })).status]).toEqual([path, 200]);
+    }
+    // The guesses from that address are still refused, and a wrong operator credential is a failure like any other.
     const guess = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token: randomToken(), headers: { 'x-forwarded-for': attacker } });
     expect(guess.status).toBe(429);
-    expect((await lookups()) - before).toBe(UNAUTH_LIMIT);
-    // Forged hooks count too: unknown connectors and bad signatures.
+    const wrongOperator = await fetch(`${gateway.url}/status`, { headers: { authorization: 'Bearer nope', 'x-forwarded-for': attacker } });
+    expect(wrongOperator.status).toBe(429);
+    // Another address is unaffected.
+    expect((await call(gateway.url, 'GET', '/v1/me', { token: randomToken(), headers: { 'x-forwarded-for': address() } })).status).toBe(
+      401,
+    );
+  });
+
+  it('D-37: forged hooks count as failures per address (404 then 429), while a correctly signed delivery from that address is accepted', async () => {
     const hookAttacker = address();
-    for (let i = 0; i < UNAUTH_LIMIT; i += 1) {
-      const res = await fetch(`${gateway.url}/hooks/github/${randomUUID()}`, {
+    const forged = () =>
+      fetch(`${gateway.url}/hooks/github/${randomUUID()}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-forwarded-for': hookAttacker },
         body: '{}',
       });
-      expect(res.status).toBe(404);
-    }
+    for (let i = 0; i < UNAUTH_LIMIT; i += 1) expect((await forged()).status).toBe(404);
     await new Promise((r) => setTimeout(r, 200));
-    const blocked = await fetch(`${gateway.url}/hooks/github/${randomUUID()}`, {
+    const blocked = await forged();
+    expect(blocked.status).toBe(429);
+    const hook = await connect();
+    const badSignature = await fetch(`${gateway.url}${hook}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': hookAttacker },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'ping',
+        'x-hub-signature-256': 'sha256=00',
+        'x-forwarded-for': hookAttacker,
+      },
       body: '{}',
     });
-    expect(blocked.status).toBe(429);
+    expect(badSignature.status).toBe(429);
+    const raw = Buffer.from(JSON.stringify({ zen: 'Design for failure.', hook_id: 2 }));
+    const good = await fetch(`${gateway.url}${hook}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'ping',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': sign(raw),
+        'x-forwarded-for': hookAttacker,
+      },
+      body: raw,
+    });
+    expect(good.status).toBe(202);
   });
 
-  it('issue 14: a token id identity does not know costs one identity round trip, whatever secret or address comes with it', async () => {
+  it('D-37: a token id no one was issued costs no identity round trip, whatever secret comes with it', async () => {
     const count = (outcome: string) => metric(gateway.url, 'worktrack_api_token_lookups_total', `outcome="${outcome}"`, OPERATOR_TOKEN);
-    const [rejected, cached] = [await count('rejected'), await count('rejected_cached')];
+    const [rejected, registry] = [await count('rejected'), await count('registry_refused')];
     // One made-up token id with five different secrets, each from a fresh address (the per-address limit stays out of it).
     const id = randomToken().slice(3, 11);
     for (let i = 0; i < 5; i += 1) {
@@ -211,7 +287,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
       const res = await call<ErrorBody>(gateway.url, 'GET', '/v1/me', { token, headers: { 'x-forwarded-for': address() } });
       expect([i, res.status, res.body.error.code]).toEqual([i, 401, 'UNAUTHENTICATED']);
     }
-    expect([(await count('rejected')) - rejected, (await count('rejected_cached')) - cached]).toEqual([1, 4]);
+    expect([(await count('rejected')) - rejected, (await count('registry_refused')) - registry]).toEqual([0, 5]);
     // The member's own token is not affected.
     expect((await call(gateway.url, 'GET', '/v1/me', { token: member.token })).status).toBe(200);
   });

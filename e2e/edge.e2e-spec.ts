@@ -344,10 +344,13 @@ describe('edge input hardening end to end (issue 14)', () => {
       expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
     });
 
-    it('over-large headers', async () => {
+    it('over-large headers are 431 HEADERS_TOO_LARGE (D-37, RFC 6585), a 200 KB Authorization header included', async () => {
+      const big = await socketRequest(port, `GET /v1/sessions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${'a'.repeat(200_000)}\r\n\r\n`);
+      expect(big.status).toBe(431);
+      expect(big.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) as string } });
       const res = await socketRequest(port, `GET /v1/sessions HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
-      expect(res.status).toBe(413);
-      expect(res.body).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) as string } });
+      expect(res.status).toBe(431);
+      expect(res.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) as string } });
       expect(res.headers['x-request-id']).toEqual(expect.any(String));
     });
 

@@ -12,8 +12,8 @@ import { registerRequestDeadline } from './http/request-deadline';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
 import { ApiTokenVerifier } from './auth/api-token.verifier';
-import { RateLimiter } from './rate-limit/rate-limiter';
-import { registerUnauthenticatedLimit } from './rate-limit/unauthenticated-limit.hook';
+import { registerCredentialScreen } from './auth/credential-screen';
+import { FailedAuthentications } from './rate-limit/failed-authentications';
 
 /** The API version prefix (D-6 documents the routes under it). */
 export const API_PREFIX = 'v1';
@@ -51,9 +51,11 @@ export async function configureGateway(app: NestFastifyApplication): Promise<voi
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
   applyApiPrefix(app);
   registerNoStore(app.getHttpAdapter().getInstance());
-  const tokens = app.get(ApiTokenVerifier);
-  registerUnauthenticatedLimit(app.getHttpAdapter().getInstance(), app.get(RateLimiter), (authorization) =>
-    tokens.isVerified(authorization),
+  registerCredentialScreen(
+    app.getHttpAdapter().getInstance(),
+    app.get(ApiTokenVerifier),
+    app.get(FailedAuthentications),
+    app.get(GatewayConfig).OPERATOR_TOKEN,
   );
   registerBodyParsers(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).HOOK_BODY_LIMIT_BYTES);
   registerInputGuard(app.getHttpAdapter().getInstance());

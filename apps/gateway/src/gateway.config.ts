@@ -45,13 +45,24 @@ export class GatewayConfig extends AppConfig {
   @Max(300_000)
   TOKEN_CACHE_TTL_MS = 30_000;
 
+  /**
+   * D-37: how long a request with an API token id the registry does not know
+   * waits for the id to arrive on identity.tokens (a token minted a moment ago
+   * through another replica) before it is refused.
+   */
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  TOKEN_REGISTRY_GRACE_MS = 1_000;
+
   /** D-5: requests per rolling minute per member. */
   @EnvInt()
   @IsInt()
   @Min(1)
   RATE_LIMIT_PER_MINUTE = 600;
 
-  /** Issue 14: unauthenticated failures (401s, unknown hooks) per rolling minute per client address before 429. */
+  /** D-37: failed authentications (401s, unknown hooks) per rolling minute per client address before those failures are answered 429; valid credentials from the address are still served. */
   @EnvInt()
   @IsInt()
   @Min(1)

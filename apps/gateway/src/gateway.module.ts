@@ -21,9 +21,9 @@ import { TokensController } from './tokens/tokens.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
- * scope (AuthGuard), then the per-member rate limit; the per-address limit
- * on unauthenticated failures runs before both, as an onRequest hook
- * (rate-limit/unauthenticated-limit.hook.ts). Every /v1 answer is no-store
+ * scope (AuthGuard), then the per-member rate limit; credentials certainly
+ * refused without a round trip are answered before both, by an onRequest
+ * hook (auth/credential-screen.ts, D-37). Every /v1 answer is no-store
  * (http/no-store.ts).
  */
 @Module({

@@ -1,6 +1,7 @@
 import { runServiceMain, CommandUsageError, type ServiceConfig, type ServiceEntry } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
 import { republishMembersCommand } from './admin/republish-members.command';
+import { republishTokensCommand } from './admin/republish-tokens.command';
 import { IdentityAppModule } from './app.module';
 import { identityDatabase } from './database/data-source';
 import { IdentityConfig } from './identity.config';
@@ -9,6 +10,7 @@ import { IdentityConfig } from './identity.config';
 const admin: Record<string, (args: string[], config: ServiceConfig) => Promise<void>> = {
   'create-member': createMemberCommand,
   'republish-members': republishMembersCommand,
+  'republish-tokens': republishTokensCommand,
 };
 
 /** What runs identity (its own process, or scripts/services-host.ts beside other services). */

@@ -76,6 +76,14 @@ export const Topics = {
     cleanupPolicy: 'compact',
     description: "Every member's latest state, keyed by member id (log-compacted, kept forever): projections rebuild from it.",
   },
+  identityTokens: {
+    name: 'identity.tokens',
+    partitions: 6,
+    retentionMs: -1,
+    cleanupPolicy: 'compact',
+    description:
+      "Every API token's verification state, keyed by token id (log-compacted, kept forever): each gateway replica holds the set of token ids in memory and refuses unknown or revoked ones without asking identity (D-37).",
+  },
   ingestionEvents: {
     name: 'ingestion.events',
     partitions: 12,

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { API_TOKEN_PATTERN, TOKEN_SCOPES, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
+import { EXAMPLE_API_TOKEN, TOKEN_SCOPES, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
 import { MemberBody } from '../me/member.presenter';
 
 export class RegisterAgentDto {
@@ -23,9 +23,9 @@ export class RegisteredAgentBody {
   agent!: MemberBody;
 
   @ApiProperty({
-    pattern: API_TOKEN_PATTERN.source,
-    description: "The agent's API token, shown this once.",
-    example: 'wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ',
+    description:
+      "The agent's API token, shown this once: `wt_<token id: 8 lowercase base32>_<secret: 43 base62>`. The example is a placeholder in capitals that no real token can have.",
+    example: EXAMPLE_API_TOKEN,
   })
   token!: string;
 }

@@ -28,6 +28,7 @@ import {
 import { unauthenticated } from './auth.errors';
 import { GatewayConfig } from '../gateway.config';
 import type { Principal } from './principal';
+import { TokenRegistry } from './token-registry';
 
 /** The credential of an `Authorization: Bearer …` header (as the auth guard reads it). */
 export const BEARER = /^Bearer\s+(\S+)$/i;
@@ -113,12 +114,13 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     private readonly commands: CommandClient,
     private readonly kafka: KafkaClient,
     private readonly config: GatewayConfig,
+    private readonly registry: TokenRegistry,
     @Inject(LOGGER) private readonly logger: AppLogger,
     metrics: Metrics,
   ) {
     this.lookups = new Counter({
       name: 'worktrack_api_token_lookups_total',
-      help: 'Credential verifications by outcome (cache_hit, verified, rejected, rejected_cached; member_* for JWT members and assignees).',
+      help: 'Credential verifications by outcome (cache_hit, verified, rejected, rejected_cached, registry_refused; member_* for JWT members and assignees).',
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
@@ -159,10 +161,24 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     await this.kafka.stopPrivateConsumer(this.feed, this.feedGroup);
   }
 
-  /** The principal of a `wt_…` token, or UNAUTHENTICATED; UNAVAILABLE when identity does not answer. */
+  /**
+   * The principal of a `wt_…` token, or UNAUTHENTICATED; UNAVAILABLE when
+   * identity does not answer. The token registry refuses unknown, revoked and
+   * wrongly completed tokens first, with no round trip (D-37).
+   */
   async verify(token: string): Promise<Principal> {
     const parsed = parseApiToken(token);
     if (!parsed) throw unauthenticated();
+    const secretSha256 = sha256hex(parsed.secret);
+    const verdict = this.registry.verdict(parsed.tokenId, secretSha256);
+    // Awaits only for an id the registry does not know yet: a known token goes on in the same tick.
+    if (
+      verdict === 'refused' ||
+      (verdict === 'unknown' && (await this.registry.awaitVerdict(parsed.tokenId, secretSha256)) === 'refused')
+    ) {
+      this.lookups.inc({ outcome: 'registry_refused' });
+      throw unauthenticated();
+    }
     const key = sha256hex(token);
     if (this.isRefused(`id:${parsed.tokenId}`) || this.isRefused(`hash:${key}`)) {
       this.lookups.inc({ outcome: 'rejected_cached' });
@@ -171,29 +187,32 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     const cached = this.tokens.get(key);
     if (cached && this.trust(cached)) {
       this.lookups.inc({ outcome: 'cache_hit' });
-      if (Date.now() >= cached.refreshAt) this.background(this.lookupToken(key, parsed.tokenId, parsed.secret));
+      if (Date.now() >= cached.refreshAt) this.background(this.lookupToken(key, parsed.tokenId, secretSha256));
       return cached.value;
     }
-    return this.lookupToken(key, parsed.tokenId, parsed.secret);
+    return this.lookupToken(key, parsed.tokenId, secretSha256);
   }
 
   /**
-   * Whether `verify` would answer this token from the cache, with no round
-   * trip: the bearer of an `Authorization` header value is an API token this
-   * replica verified recently and still trusts. Lets the per-address limit of
-   * unauthenticated failures skip its Redis call for credentials that are not
-   * guesses (issue 17, ADR 0012 decision 17).
+   * Whether a presented bearer is certainly refused, judged without a round
+   * trip (D-37): a `wt_…` token that is malformed, unknown, revoked or whose
+   * secret fails the registry's check. Anything else (a token identity must
+   * confirm, a session JWT) is for the auth guard to decide.
    */
-  isVerified(authorization: string | string[] | undefined): boolean {
-    if (typeof authorization !== 'string') return false;
-    const match = BEARER.exec(authorization.trim());
-    if (!match || !match[1].startsWith('wt_')) return false;
-    const parsed = parseApiToken(match[1]);
-    if (!parsed) return false;
-    const key = sha256hex(match[1]);
-    if (this.isRefused(`id:${parsed.tokenId}`) || this.isRefused(`hash:${key}`)) return false;
-    const cached = this.tokens.get(key);
-    return cached !== undefined && this.trust(cached);
+  async certainlyRefused(credential: string): Promise<boolean> {
+    if (!credential.startsWith('wt_')) return false;
+    const parsed = parseApiToken(credential);
+    if (!parsed) return true;
+    return this.registryRefuses(parsed.tokenId, sha256hex(parsed.secret));
+  }
+
+  /** The registry's verdict (D-37); waits only for an id it does not know yet. */
+  private async registryRefuses(tokenId: string, secretSha256: string): Promise<boolean> {
+    let verdict = this.registry.verdict(tokenId, secretSha256);
+    if (verdict === 'unknown') verdict = await this.registry.awaitVerdict(tokenId, secretSha256);
+    if (verdict !== 'refused') return false;
+    this.lookups.inc({ outcome: 'registry_refused' });
+    return true;
   }
 
   /** A session JWT's claims (signature already checked): its member must be an active member of that workspace. */
@@ -247,10 +266,10 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
-  private lookupToken(key: string, tokenId: string, secret: string): Promise<Principal> {
+  private lookupToken(key: string, tokenId: string, secretSha256: string): Promise<Principal> {
     return this.once(`token:${key}`, async (startedAt) => {
       try {
-        const { actor } = await this.commands.send(VerifyToken, { tokenId, secretSha256: sha256hex(secret) }, { key: tokenId });
+        const { actor } = await this.commands.send(VerifyToken, { tokenId, secretSha256 }, { key: tokenId });
         const profile = actor.profile ? this.newest(actor.profile) : undefined;
         const principal: Principal = {
           memberId: actor.memberId,

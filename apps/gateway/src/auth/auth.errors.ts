@@ -7,3 +7,7 @@ export const unauthenticated = (): DomainError => new DomainError(ErrorCode.UNAU
 /** D-9: a report_only credential reports and reads, nothing else. */
 export const reportOnlyCredential = (): DomainError =>
   new DomainError(ErrorCode.FORBIDDEN, 'This credential is report_only: it may only report its own sessions and activity, and read.');
+
+/** /status and /metrics with OPERATOR_TOKEN set answer only to that bearer. */
+export const operatorCredentialNeeded = (): DomainError =>
+  new DomainError(ErrorCode.UNAUTHENTICATED, 'This endpoint needs the operator credential.');

@@ -3,10 +3,11 @@ import { RpcModule } from '../rpc/rpc.module';
 import { ApiTokenVerifier } from './api-token.verifier';
 import { AuthGuard, JwtGuard } from './auth.guard';
 import { JwtStrategy } from './jwt.strategy';
+import { TokenRegistry } from './token-registry';
 
 @Module({
   imports: [RpcModule],
-  providers: [JwtStrategy, JwtGuard, ApiTokenVerifier, AuthGuard],
+  providers: [JwtStrategy, JwtGuard, TokenRegistry, ApiTokenVerifier, AuthGuard],
   exports: [AuthGuard, ApiTokenVerifier],
 })
 export class AuthModule {}

@@ -1,6 +1,6 @@
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   attestDelivery,
   ErrorCode,
@@ -12,8 +12,9 @@ import {
   type WebhookHeadersV1,
   type WebhookProvider,
 } from '@worktrack/contracts';
-import { CommandClient } from '@worktrack/platform';
+import { CommandClient, isDomainError } from '@worktrack/platform';
 import { ApiData, ApiErrors } from '../openapi/api-responses';
+import { FailedAuthentications } from '../rate-limit/failed-authentications';
 import { ApiValidatedParams } from '../openapi/validation-schemas';
 import { ConnectorIdParam, WebhookAckBody } from './connectors.dto';
 import { checkGithub, checkSlack } from './hook-signature';
@@ -41,6 +42,7 @@ export class HooksController {
   constructor(
     private readonly commands: CommandClient,
     private readonly secrets: HookSecrets,
+    private readonly failures: FailedAuthentications,
   ) {}
 
   @Post('github/:connector_id')
@@ -69,8 +71,12 @@ export class HooksController {
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     ErrorCode.RATE_LIMITED,
   )
-  github(@Param() params: ConnectorIdParam, @Req() request: FastifyRequest): Promise<{ data: WebhookAckBody }> {
-    return this.forward('github', params.connector_id, request).then((ack) => ({ data: ack }));
+  github(
+    @Param() params: ConnectorIdParam,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ data: WebhookAckBody }> {
+    return this.forward('github', params.connector_id, request, reply).then((ack) => ({ data: ack }));
   }
 
   @Post('slack/:connector_id')
@@ -130,8 +136,9 @@ export class HooksController {
   async slack(
     @Param() params: ConnectorIdParam,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ data: WebhookAckBody } | { challenge: string }> {
-    const ack = await this.forward('slack', params.connector_id, request);
+    const ack = await this.forward('slack', params.connector_id, request, reply);
     return ack.challenge !== undefined ? { challenge: ack.challenge } : { data: ack };
   }
 
@@ -139,6 +146,7 @@ export class HooksController {
     provider: WebhookProvider,
     connectorId: string,
     request: FastifyRequest,
+    reply: FastifyReply,
   ): Promise<WebhookAckBody & { challenge?: string }> {
     const raw = rawBodyOf(request);
     const receivedAt = new Date();
@@ -157,13 +165,19 @@ export class HooksController {
       slackRetryReason: header('x-slack-retry-reason')?.slice(0, 100),
     };
 
-    // Issue 14: verify at the edge, before anything is forwarded.
-    const secret = await this.secrets.secretOf(provider, connectorId);
+    // Verified at the edge, before anything is forwarded; a failure past the address' limit is a 429 (D-37).
+    let secret: string;
+    try {
+      secret = await this.secrets.secretOf(provider, connectorId);
+    } catch (err) {
+      if (isDomainError(err) && err.code === ErrorCode.NOT_FOUND) await this.failures.refuse(request, reply, err);
+      throw err;
+    }
     const check =
       provider === 'github'
         ? checkGithub(secret, headers.githubSignature256, raw)
         : checkSlack(secret, headers.slackTimestamp, headers.slackSignature, raw, receivedAt);
-    if (!check.ok) throw signatureRefused(check.message);
+    if (!check.ok) await this.failures.refuse(request, reply, signatureRefused(check.message));
 
     let body: string;
     let bodyEncoding: 'utf8' | 'base64';

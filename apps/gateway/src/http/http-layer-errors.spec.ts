@@ -3,7 +3,7 @@ import { toErrorResponse } from './error-response';
 
 describe('HTTP-layer errors in the D-1 envelope (issue 14)', () => {
   it.each([
-    ['HPE_HEADER_OVERFLOW', 413, 'PAYLOAD_TOO_LARGE'],
+    ['HPE_HEADER_OVERFLOW', 431, 'HEADERS_TOO_LARGE'],
     ['HPE_INVALID_METHOD', 404, 'NOT_FOUND'],
     ['HPE_INVALID_URL', 400, 'VALIDATION_FAILED'],
     [undefined, 400, 'VALIDATION_FAILED'],

@@ -7,7 +7,7 @@ import { respond, type ErrorResponse } from './error-response';
 import { sendError } from './error-envelope';
 
 /**
- * Errors met before a request reaches a route (issue 14): they still leave
+ * Errors met before a request reaches a route: they still leave
  * in the D-1 envelope with an `x-request-id`.
  *
  * - Fastify's router errors (malformed percent-encoding in the path, a path
@@ -31,8 +31,8 @@ export function httpLayerErrorOptions(logger: AppLogger): Pick<FastifyServerOpti
 export function clientErrorBody(code: string | undefined): ErrorResponse {
   switch (code ?? '') {
     case 'HPE_HEADER_OVERFLOW':
-      // D-2: 413 is for the whole request being too large; the headers are part of it.
-      return respond(ErrorCode.PAYLOAD_TOO_LARGE, 'The request headers are too large.');
+      // D-37, RFC 6585: the headers alone are over the limit.
+      return respond(ErrorCode.HEADERS_TOO_LARGE, 'The request headers are too large.');
     case 'HPE_INVALID_METHOD':
       return respond(ErrorCode.NOT_FOUND, 'No such route for this method.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -62,5 +62,10 @@ function writeClientError(logger: AppLogger, error: Error & { code?: string }, s
   socket.destroy();
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 413: 'Content Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  413: 'Content Too Large',
+  431: 'Request Header Fields Too Large',
+};
 const reason = (status: number): string => REASONS[status] ?? 'Error';

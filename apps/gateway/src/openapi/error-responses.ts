@@ -9,7 +9,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   INVALID_JSON: 'The body is not valid JSON (or is empty while Content-Type says JSON).',
   PROTOTYPE_POISONING:
     'The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.',
-  PAYLOAD_TOO_LARGE: 'The request body, or its headers, are larger than the gateway accepts.',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than the gateway accepts.',
+  HEADERS_TOO_LARGE: 'The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).',
   UNAUTHENTICATED: 'The bearer credential is missing, malformed, unknown, revoked or expired.',
   FORBIDDEN: 'The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.',
   NOT_FOUND: 'No such resource for this member (an unknown route, or an id of another member or workspace).',
@@ -35,6 +36,7 @@ const STATUS_SUMMARIES: Record<number, string> = {
   409: 'Conflict with the current state.',
   413: 'Request body too large.',
   415: 'Unsupported media type.',
+  431: 'Request headers too large.',
   429: 'Rate limit exceeded.',
   500: 'Internal error.',
   503: 'A dependency is unavailable.',

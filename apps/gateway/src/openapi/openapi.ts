@@ -101,10 +101,13 @@ const ALWAYS: ErrorCode[] = [
   ErrorCode.RATE_LIMITED,
   ErrorCode.INTERNAL,
   ErrorCode.UNAVAILABLE,
-  // Issue 14: the query string of every request is checked (NUL, lone surrogates, prototype keys), and so is the size of its headers.
+  // The query string of every request is checked (NUL, lone surrogates, prototype keys), and so is the size of its headers (D-37).
   ErrorCode.VALIDATION_FAILED,
   ErrorCode.PROTOTYPE_POISONING,
+  ErrorCode.HEADERS_TOO_LARGE,
+  // A body sent where none is expected is judged like any body: its encoding and media type (http/input-guard.ts), its size.
   ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 ];
 const WITH_BODY: ErrorCode[] = [
   ErrorCode.VALIDATION_FAILED,
@@ -143,6 +146,7 @@ function completeOperation(operation: OperationObject, where: string): void {
  * credential, so no bearer; a per-address limit instead of the member's.
  */
 const HOOK_CODES: ErrorCode[] = [
+  ErrorCode.HEADERS_TOO_LARGE,
   ErrorCode.VALIDATION_FAILED,
   ErrorCode.INVALID_JSON,
   ErrorCode.PROTOTYPE_POISONING,

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Matches, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
+import { EXAMPLE_API_TOKEN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
 
 export class CreateTokenDto {
   @JSONSchema({ description: 'A label to recognise the token by.', examples: ['CI deploys'] })
@@ -47,9 +47,9 @@ export class TokenBody {
 /** A token just created: the only response that ever holds the full token. */
 export class CreatedTokenBody extends TokenBody {
   @ApiProperty({
-    pattern: API_TOKEN_PATTERN.source,
-    description: 'The full token, shown this once.',
-    example: 'wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ',
+    description:
+      'The full token, shown this once: `wt_<token id: 8 lowercase base32>_<secret: 43 base62>`. The example is a placeholder in capitals that no real token can have.',
+    example: EXAMPLE_API_TOKEN,
   })
   token!: string;
 }

@@ -5,6 +5,7 @@ import { IdentityInit1763750000000 } from './migrations/1763750000000-IdentityIn
 import { IdentityMembersAndTokens1763760000000 } from './migrations/1763760000000-IdentityMembersAndTokens';
 import { IdentityOutbox1763760000001 } from './migrations/1763760000001-IdentityOutbox';
 import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-IdentityMemberVersions';
+import { IdentityTokenStates1766000000000 } from './migrations/1766000000000-IdentityTokenStates';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
@@ -15,5 +16,6 @@ export const identityDatabase = {
     IdentityMembersAndTokens1763760000000,
     IdentityOutbox1763760000001,
     IdentityMemberVersions1764000000000,
+    IdentityTokenStates1766000000000,
   ],
 };

@@ -15,7 +15,7 @@ import type { IdentityMemberEntity } from '../members/entities/member.entity';
 import { toMemberV1 } from '../members/member.mapper';
 import { IdentityMembersRepository } from '../members/members.repository';
 import { hashesMatch, newTokenParts, sha256 } from './token-secret';
-import { TokensPublisher } from './tokens.publisher';
+import { tokenState, TokensPublisher } from './tokens.publisher';
 import { toApiTokenV1 } from './token.mapper';
 import {
   credentialMemberNotFound,
@@ -40,15 +40,17 @@ export class TokensService {
   async mint(manager: EntityManager, member: IdentityMemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const { tokenId, secret, token } = newTokenParts();
+      const secretHash = sha256(secret);
       const free = await this.tokens.insertIfFree(manager, {
         id: tokenId,
         workspaceId: member.workspaceId,
         memberId: member.id,
         name,
         scope,
-        secretHash: sha256(secret),
+        secretHash,
       });
       if (free) {
+        await this.publisher.state(manager, tokenState({ id: tokenId, secretHash, revokedAt: null }));
         const now = new Date().toISOString();
         return { tokenId, name, scope, createdAt: now, lastUsedAt: null, revokedAt: null, token };
       }
@@ -137,6 +139,7 @@ export class TokensService {
         workspaceId: found.workspaceId,
         revokedAt: found.revokedAt.toISOString(),
       });
+      await this.publisher.state(manager, tokenState(found));
       return found;
     });
     return toApiTokenV1(token);

@@ -20,3 +20,10 @@ export function parseApiToken(value: string): ParsedApiToken | undefined {
 }
 
 export const formatApiToken = (tokenId: string, secret: string): string => `wt_${tokenId}_${secret}`;
+
+/**
+ * The token the documentation shows (D-37): the D-8 layout with an id in
+ * capitals, so it reads as a token, is refused by its shape, and matches no
+ * secret scanner (ours, D-18, included) in a repository that copies it.
+ */
+export const EXAMPLE_API_TOKEN = `wt_EXAMPLE0_${'X'.repeat(43)}`;

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsString, IsUUID, Matches } from 'class-validator';
+import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import { TOKEN_ID_PATTERN } from './api-token-format';
 import { defineMessage } from '../message';
 import { MemberV1 } from './member';
@@ -31,3 +31,20 @@ export const TokenRevoked = defineMessage({
   topic: 'identityEvents',
   payload: TokenRevokedV1,
 });
+
+/**
+ * An API token's verification state on the log-compacted `identity.tokens`
+ * (key = token id), written whenever a token is minted, revoked or expires
+ * (D-37). Every gateway replica reads the topic from the start and keeps the
+ * ids in memory, so an unknown, revoked or wrongly completed token is refused
+ * without a round trip to identity. `secretCheck` is a prefix of the SHA-256
+ * of the secret (hex): enough to tell a wrong secret apart, never the secret
+ * nor enough to stand in for it; a match is still verified by identity.
+ */
+export class TokenStateV1 {
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
+  @Matches(/^[0-9a-f]{16}$/) secretCheck!: string;
+  @IsBoolean() revoked!: boolean;
+  @IsOptional() @IsISO8601({ strict: true }) expiresAt?: string | null;
+}
+export const TokenState = defineMessage({ type: 'identity.token.state', version: 1, topic: 'identityTokens', payload: TokenStateV1 });

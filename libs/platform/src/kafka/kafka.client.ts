@@ -122,6 +122,12 @@ export interface StartConsumerOptions {
    * sat between one fetch and the next.
    */
   commitIntervalMs?: number;
+  /**
+   * False: the group never commits offsets, so every start (and a rejoin)
+   * reads from where `fromBeginning` says, for a replica that rebuilds its
+   * state from a compacted topic each time it starts.
+   */
+  commitOffsets?: boolean;
   /** One call per message; exactly one of `eachMessage` and `eachBatch`. */
   eachMessage?: EachMessageHandler;
   /**
@@ -306,7 +312,7 @@ export class KafkaClient {
     commits?.start();
     await consumer.run({
       partitionsConsumedConcurrently: options.concurrency,
-      autoCommit: !commits,
+      autoCommit: options.commitOffsets !== false && !commits,
       ...(eachBatch
         ? { eachBatch, eachBatchAutoResolve: false }
         : { eachMessage: commits && eachMessage ? commits.wrap(eachMessage) : eachMessage }),
