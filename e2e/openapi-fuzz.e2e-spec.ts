@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { parse } from 'yaml';
@@ -825,6 +826,48 @@ describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
     );
     expect(perClass.size).toBe(4);
   }, 600_000);
+
+  it('D-2, D-37: every operation answers generic probes only with statuses its document lists (no credential, a malformed one, a non-JSON, broken or encoded body, oversize headers)', async () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]).map((m) => ({ method: m, path, op: item[m] })),
+    );
+    const undocumented: string[] = [];
+    const observed = new Map<string, Set<number>>();
+    for (const { method, path, op } of operations) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const { example } = hostileCases(doc, method, path, op);
+      const item = doc.paths[path] as unknown as { servers?: unknown[] };
+      const url = `${gateway.url}${item.servers ? '' : '/v1'}${example.path}${example.query ? `?${example.query}` : ''}`;
+      const auth = { authorization: `Bearer ${member.token}` };
+      const probes: Array<[string, Record<string, string>, Buffer | string | undefined]> = [
+        ['no credential', {}, undefined],
+        ['a malformed credential', { authorization: 'Bearer wt_not-a-token' }, undefined],
+        ['a non-JSON body', { ...auth, 'content-type': 'text/plain' }, 'x'],
+        ['broken JSON', { ...auth, 'content-type': 'application/json' }, '{'],
+        ['a gzip body', { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{}')],
+        ['oversize headers', { ...auth, 'x-padding': 'a'.repeat(20_000) }, undefined],
+      ];
+      for (const [what, headers, body] of probes) {
+        // node:http, not fetch: a GET with a body is a request a client can send.
+        const status = await new Promise<number>((resolve, reject) => {
+          const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+          const req = request(url, { method: method.toUpperCase(), headers: framed }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+        if (status >= 500) throw new Error(`${where} with ${what}: ${status}`);
+        observed.set(where, (observed.get(where) ?? new Set()).add(status));
+        if (!Object.keys(op.responses).includes(String(status))) undocumented.push(`${where} with ${what}: ${status}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+    // The probes reached the edge rules they aim at, not only the credential check.
+    const all = new Set([...observed.values()].flatMap((s) => [...s]));
+    for (const status of [401, 415, 431]) expect([status, all.has(status)]).toEqual([status, true]);
+  }, 300_000);
 
   /** Every id of a listing, following cursors. */
   async function listIds(path: string, field: string): Promise<string[]> {

@@ -89,6 +89,7 @@ export function mcpPath(
               ErrorCode.UNAUTHENTICATED,
               ErrorCode.RATE_LIMITED,
               ErrorCode.PAYLOAD_TOO_LARGE,
+              ErrorCode.HEADERS_TOO_LARGE,
               ErrorCode.UNSUPPORTED_MEDIA_TYPE,
               ErrorCode.INTERNAL,
               ErrorCode.UNAVAILABLE,

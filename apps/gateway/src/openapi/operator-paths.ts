@@ -10,6 +10,8 @@ const EDGE_CODES: ErrorCode[] = [
   ErrorCode.VALIDATION_FAILED,
   ErrorCode.PROTOTYPE_POISONING,
   ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.HEADERS_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   ErrorCode.INTERNAL,
   ErrorCode.UNAVAILABLE,
 ];
