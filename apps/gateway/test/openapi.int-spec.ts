@@ -6,7 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { ErrorCode } from '@worktrack/contracts';
+import { API_TOKEN_ANYWHERE, ErrorCode } from '@worktrack/contracts';
 import { boundPort, createHttpApp, createLogger, Metrics } from '@worktrack/platform';
 import { testConfig } from '@worktrack/testing';
 import { configureGateway } from '../src/gateway.app';
@@ -18,6 +18,7 @@ import { httpStatusOf } from '../src/http/error-response';
 /** The parts of an OpenAPI 3.1 document this test reads. */
 interface Schema {
   type?: string | string[];
+  description?: string;
   $ref?: string;
   properties?: Record<string, Schema>;
   required?: string[];
@@ -264,7 +265,9 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     expect(doc.paths['/me'].get.responses['200'].content?.['application/json'].schema.properties?.data).toEqual({
       $ref: '#/components/schemas/MemberBody',
     });
-    expect(schema('CreatedTokenBody').properties?.token.pattern).toBe('^wt_([a-z2-7]{8})_([0-9A-Za-z]{43})$');
+    // D-37: the token form is described, and its example is a placeholder no scanner flags and the gateway refuses by shape.
+    expect(schema('CreatedTokenBody').properties?.token.description).toContain('`wt_<token id: 8 lowercase base32>_<secret: 43 base62>`');
+    expect(text).not.toMatch(API_TOKEN_ANYWHERE);
     expect(schema('RegisteredAgentBody').properties?.agent).toEqual({ $ref: '#/components/schemas/MemberBody' });
   });
 
