@@ -75,13 +75,13 @@ function bigPush(bytes: number, at: string): Buffer {
 }
 
 /**
- * Issue 14 ("Hostile and odd input") and issue 18's large pushes, over HTTP
+ * Hostile and odd input and large pushes, over HTTP
  * against the built apps as processes: the per-address limit on
  * unauthenticated failures, webhook signatures verified at the edge, a real
  * 25 MB signed push end to end, no-store answers, the operator credential,
  * credential-free logs and a safe `npm run admin`.
  */
-describe('hostile and odd input (issue 14) end to end', () => {
+describe('hostile and odd input end to end', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let connectors: AppProcess;
@@ -140,7 +140,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     await Promise.all(apps.map((p) => p.stop()));
   });
 
-  it('issue 14: random bearer tokens from one address get 429 after the limit, without an identity round trip; other addresses are unaffected', async () => {
+  it('random bearer tokens from one address get 429 after the limit, without an identity round trip; other addresses are unaffected', async () => {
     const attacker = address();
     const lookups = () => metric(gateway.url, 'worktrack_api_token_lookups_total', 'outcome="rejected"', OPERATOR_TOKEN);
     const before = await lookups();
@@ -168,7 +168,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
       headers: { 'x-forwarded-for': `${attacker}, ${address()}` },
     });
     expect(other.status).toBe(200);
-    // Issue 17 (ADR 0012 decision 17): from the blocked address, a valid token this gateway has not
+    // ADR 0012 decision 17: from the blocked address, a valid token this gateway has not
     // verified yet is refused like a guess; once verified (from elsewhere), it is served from there too.
     const second = memberWithToken({ workspace: `abuse-${run}`, email: `b-${run}@example.com` });
     used.push(second.token);
@@ -200,7 +200,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect(blocked.status).toBe(429);
   });
 
-  it('issue 14: a token id identity does not know costs one identity round trip, whatever secret or address comes with it', async () => {
+  it('a token id identity does not know costs one identity round trip, whatever secret or address comes with it', async () => {
     const count = (outcome: string) => metric(gateway.url, 'worktrack_api_token_lookups_total', `outcome="${outcome}"`, OPERATOR_TOKEN);
     const [rejected, cached] = [await count('rejected'), await count('rejected_cached')];
     // One made-up token id with five different secrets, each from a fresh address (the per-address limit stays out of it).
@@ -216,7 +216,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect((await call(gateway.url, 'GET', '/v1/me', { token: member.token })).status).toBe(200);
   });
 
-  it('issue 14: an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
+  it('an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
     const path = await connect();
     const refused = () => metric(connectors.url, 'worktrack_connector_webhooks_received_total', 'outcome="refused"');
     const before = await refused();
@@ -240,7 +240,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect((await refused()) - before).toBe(0);
   });
 
-  it('issue 18: a real 25 MB signed GitHub push is accepted and reaches the timeline with exact counts; above the hook limit is 413; the API keeps its own limit', async () => {
+  it('a real 25 MB signed GitHub push is accepted and reaches the timeline with exact counts; above the hook limit is 413; the API keeps its own limit', async () => {
     const path = await connect();
     const raw = bigPush(25_000_000, new Date().toISOString());
     const delivery = randomUUID();
@@ -296,7 +296,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect(api.status).toBe(413);
   });
 
-  it('issue 14: member data answers carry Cache-Control: no-store, errors included', async () => {
+  it('member data answers carry Cache-Control: no-store, errors included', async () => {
     for (const path of ['/v1/me', '/v1/tokens', '/v1/connectors', '/v1/activity/events']) {
       const res = await call(gateway.url, 'GET', path, { token: member.token });
       expect([path, res.status, res.headers.get('cache-control')]).toEqual([path, 200, 'no-store']);
@@ -309,7 +309,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect([anonymous.status, anonymous.headers.get('cache-control')]).toEqual([401, 'no-store']);
   });
 
-  it('issue 14: /status and /metrics answer only to the operator credential', async () => {
+  it('/status and /metrics answer only to the operator credential', async () => {
     for (const path of ['/status', '/metrics']) {
       const anonymous = await fetch(`${gateway.url}${path}`, { headers: { 'x-forwarded-for': address() } });
       expect([path, anonymous.status]).toEqual([path, 401]);
@@ -324,7 +324,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
+  it('npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
     const main = mainOf('identity');
     const before = statSync(main).mtimeMs;
     const admin = (i: number): Promise<{ code: number | null; out: string }> =>
@@ -359,7 +359,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: calendar feeds on loopback, private, unspecified or metadata addresses are refused by default, and no error echoes what an address answered', async () => {
+  it('calendar feeds on loopback, private, unspecified or metadata addresses are refused by default, and no error echoes what an address answered', async () => {
     // An "internal service" on loopback whose answer must never reach the connector's owner.
     const internal = `internal-${randomBytes(12).toString('hex')}`;
     let hits = 0;
@@ -434,7 +434,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: no credential this run used appears in any app’s log (query strings, headers, cookies, config)', async () => {
+  it('no credential this run used appears in any app’s log (query strings, headers, cookies, config)', async () => {
     const leaky = randomToken();
     used.push(leaky);
     // A token in the query string, in a cookie and in a custom header, on good and bad routes.

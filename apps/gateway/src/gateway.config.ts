@@ -51,7 +51,7 @@ export class GatewayConfig extends AppConfig {
   @Min(1)
   RATE_LIMIT_PER_MINUTE = 600;
 
-  /** Issue 14: unauthenticated failures (401s, unknown hooks) per rolling minute per client address before 429. */
+  /** Unauthenticated failures (401s, unknown hooks) per rolling minute per client address before 429. */
   @EnvInt()
   @IsInt()
   @Min(1)
@@ -103,7 +103,7 @@ export class GatewayConfig extends AppConfig {
   }
 
   /**
-   * Issue 20: the API address the /mcp server's tools call with the caller's
+   * The API address the /mcp server's tools call with the caller's
    * credential (it is a client of the public API). Empty: this gateway itself,
    * over loopback on the port the request came in on.
    */

@@ -175,7 +175,7 @@ describe('transactional outbox', () => {
       db.transaction((manager) => enqueue(manager, Tick, { memberId: 'bad', seq: 1, extra: 1 } as TickV1, { key: 'bad' })),
     ).rejects.toThrow(/extra/);
     await expect(enqueue(db.manager, Tick, { memberId: 'bad', seq: 1 }, { key: 'bad' })).rejects.toThrow(/transaction/);
-    // A row its topic could never take would block the relay for every key (issue 14): refused in the writer's transaction.
+    // A row its topic could never take would block the relay for every key: refused in the writer's transaction.
     await expect(
       db.transaction((manager) => enqueue(manager, Tick, { memberId: 'x'.repeat(1_100_000), seq: 1 }, { key: 'big' })),
     ).rejects.toThrow(/exceeds plate\.commands's 1048588-byte limit/);
@@ -246,7 +246,7 @@ describe('transactional outbox', () => {
     }
   });
 
-  it("wakes on the commit's NOTIFY (issue 17): what another connection enqueued is published with no poll", async () => {
+  it("wakes on the commit's NOTIFY: what another connection enqueued is published with no poll", async () => {
     const metrics = new Metrics('outbox-n');
     // Neither a poll nor a safety read within the test: only the NOTIFY can wake the relay.
     const r = relay(await dataSource('n'), client('relay-n'), metrics, { pollIntervalMs: 120_000 });
@@ -307,7 +307,7 @@ describe('transactional outbox', () => {
       );
       expect(killed).toEqual([{ ok: true }]);
       const second = replicas.find((x) => x !== first);
-      // Well within the 30 s safety read: the dead connection wakes its relay (issue 17).
+      // Well within the 30 s safety read: the dead connection wakes its relay.
       await eventually(() => second?.relay.holdsLock === true && !first.relay.holdsLock, 'the other replica to take over', 10_000);
       await round();
 

@@ -17,7 +17,7 @@ export class LinksPublisher {
    * One message per LINKS_PER_MESSAGE changed links (same key, so in order): a
    * session change can relink any number of events, and one message must stay
    * far below the topic's record limit, or its outbox row would block the relay
-   * for every member (issue 14).
+   * for every member.
    */
   async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<void> {
     if (changed.length === 0) return;

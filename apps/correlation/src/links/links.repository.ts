@@ -45,7 +45,7 @@ export class LinksRepository {
   }
 
   /**
-   * A transaction holding the locks of several members (issue 17: a fetched
+   * A transaction holding the locks of several members (a fetched
    * batch of event messages in one transaction), taken in the order of their
    * keys, so two such transactions never wait for each other in a cycle.
    */
@@ -69,7 +69,7 @@ export class LinksRepository {
    * `applySessionChange`), and writes the links of the new ones that got a
    * session to the outbox as EventsLinked messages (per member, at most
    * `linksPerMessage` links each, keyed by the member id as given), under
-   * the locks of all their members: one call (issue 17, ADR 0012 decision
+   * the locks of all their members: one call (ADR 0012 decision
    * 20) to `correlation.link_events` (migration 1764010000001), autocommitted
    * on its own, or in the transaction of `manager` when given (its locks are
    * then held already). The messages hold UUIDs and versions read from the
@@ -95,7 +95,7 @@ export class LinksRepository {
   }
 
   /**
-   * Applies a session change in one autocommitted round trip (issue 17, ADR
+   * Applies a session change in one autocommitted round trip (ADR
    * 0012 decision 16): `correlation.apply_session_change` (migration
    * 1764010000000) takes the member's lock, ignores a stale or repeated
    * revision, stores the interval, relinks by D-31's rule the events that

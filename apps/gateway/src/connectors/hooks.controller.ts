@@ -157,7 +157,7 @@ export class HooksController {
       slackRetryReason: header('x-slack-retry-reason')?.slice(0, 100),
     };
 
-    // Issue 14: verify at the edge, before anything is forwarded.
+    // Verify at the edge, before anything is forwarded.
     const secret = await this.secrets.secretOf(provider, connectorId);
     const check =
       provider === 'github'
@@ -174,7 +174,7 @@ export class HooksController {
       body = exact ? text : raw.toString('base64');
       bodyEncoding = exact ? 'utf8' : 'base64';
     } else {
-      // Issue 18: a large verified delivery goes on in a bounded form, attested.
+      // A large verified delivery goes on in a bounded form, attested.
       body = this.reduced(provider, raw, headers);
       bodyEncoding = 'utf8';
       const rawSha256 = sha256Hex(raw);

@@ -7,7 +7,7 @@ import { respond, type ErrorResponse } from './error-response';
 import { sendError } from './error-envelope';
 
 /**
- * Errors met before a request reaches a route (issue 14): they still leave
+ * Errors met before a request reaches a route: they still leave
  * in the D-1 envelope with an `x-request-id`.
  *
  * - Fastify's router errors (malformed percent-encoding in the path, a path

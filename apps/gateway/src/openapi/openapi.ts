@@ -101,7 +101,7 @@ const ALWAYS: ErrorCode[] = [
   ErrorCode.RATE_LIMITED,
   ErrorCode.INTERNAL,
   ErrorCode.UNAVAILABLE,
-  // Issue 14: the query string of every request is checked (NUL, lone surrogates, prototype keys), and so is the size of its headers.
+  // The query string of every request is checked (NUL, lone surrogates, prototype keys), and so is the size of its headers.
   ErrorCode.VALIDATION_FAILED,
   ErrorCode.PROTOTYPE_POISONING,
   ErrorCode.PAYLOAD_TOO_LARGE,

@@ -20,7 +20,7 @@ export interface QueuedMessage {
 /**
  * Newly stored events on `ingestion.events`, for correlation, keyed by member
  * id: queued by the statement that stores them (`EventsRepository.insertBatchQueued`,
- * one statement, issue 17), so published if and only if it commits.
+ * one statement), so published if and only if it commits.
  */
 @Injectable()
 export class EventsPublisher {

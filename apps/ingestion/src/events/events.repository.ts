@@ -49,7 +49,7 @@ export class EventsRepository {
 
   /**
    * Inserts a member's batch and, when any row is new, the EventsStored
-   * message of the new rows into the outbox, in one statement (issue 17: one
+   * message of the new rows into the outbox, in one statement (one
    * round trip and one commit instead of BEGIN, INSERT, outbox, COMMIT; a
    * statement is atomic on its own, so the message exists if and only if the
    * rows it names were stored). Rows whose id or D-15 key exists already are
@@ -124,7 +124,7 @@ export class EventsRepository {
 
   /**
    * Applies correlation's links that are newer than the ones held; returns
-   * what changed. One statement for the links of several members (issue 17);
+   * what changed. One statement for the links of several members;
    * at most one link per event (the caller keeps the newest).
    */
   async applyLinks(

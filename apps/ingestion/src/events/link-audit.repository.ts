@@ -83,8 +83,8 @@ export class LinkAuditRepository {
 
   /**
    * Summarises the BRIN index's page ranges filled since the last pass, so
-   * that the window's scans read the window's pages, not the table (issue 17,
-   * ADR 0016). Postgres summarises a range only at VACUUM (or through
+   * that the window's scans read the window's pages, not the table (ADR
+   * 0016, ADR 0012 decision 23). Postgres summarises a range only at VACUUM (or through
    * autovacuum's small work-item queue): under steady ingest most ranges were
    * unsummarised, a bitmap scan would have read them all, and the planner
    * chose a sequential scan of the whole table at every pass (1.2 s at 5
@@ -170,7 +170,7 @@ export class LinkAuditRepository {
            LEFT JOIN s ON s.member_id = e.member_id AND s.started_at <= e.occurred_at
                       AND (s.closed_at IS NULL OR e.occurred_at < s.closed_at)
           WHERE e.received_at >= $1 AND e.received_at < $2
-            -- An unlinked event of a member without sessions is right as it is: only the others are judged (issue 17: the ingest benchmark's case).
+            -- An unlinked event of a member without sessions is right as it is: only the others are judged (the ingest benchmark's case).
             AND (e.session_id IS NOT NULL OR e.member_id = ANY($9::uuid[]))
           ORDER BY e.id, s.started_at DESC NULLS LAST, s.session_id DESC NULLS LAST
        )

@@ -5,7 +5,7 @@ import { SessionChanged, type SessionChange } from '@worktrack/contracts';
 import { currentRequestId, enqueue } from '@worktrack/platform';
 import type { SessionEntity } from './entities/session.entity';
 
-/** The outbox row's headers of a change whose statement writes the payload itself (`SessionsRepository`, issue 17). */
+/** The outbox row's headers of a change whose statement writes the payload itself (`SessionsRepository`). */
 export interface QueuedMessage {
   topic: string;
   type: string;
@@ -25,7 +25,7 @@ export class SessionsPublisher {
   /**
    * A SessionChanged message for a statement that makes the change and
    * queues its message from the changed row (the payload `changed` builds,
-   * written in SQL: issue 17, one round trip per transition).
+   * written in SQL: one round trip per transition, ADR 0012 decision 13).
    */
   queued(): QueuedMessage {
     return {

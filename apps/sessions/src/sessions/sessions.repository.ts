@@ -224,7 +224,7 @@ export class SessionsRepository {
 
   /**
    * A start in one autocommitted statement when nothing stands in its way
-   * (issue 17: one round trip instead of BEGIN, the key, the insert, the
+   * (one round trip instead of BEGIN, the key, the insert, the
    * outbox row and COMMIT): claims the idempotency key (if any), inserts the
    * session and queues its `created` message, all or nothing. Undefined when
    * any of it would not simply apply — the key is taken (a retry, a
@@ -339,7 +339,7 @@ export class SessionsRepository {
    * Pauses the member's session if it is active and within the maximum
    * duration, recording the pause, in one statement; undefined otherwise
    * (the caller finds out why). With `message`, the same statement queues
-   * the `paused` change and commits on its own (issue 17).
+   * the `paused` change and commits on its own.
    */
   pauseIfActive(
     m: EntityManager | undefined,
@@ -429,7 +429,7 @@ export class SessionsRepository {
    * row. With it: autocommitted on its own, the change's SessionChanged
    * message (`change`, an SQL expression over the row `c`) queued by the
    * same statement — one round trip instead of BEGIN, the change, the outbox
-   * row and COMMIT (issue 17).
+   * row and COMMIT.
    */
   private async changeOne(
     m: EntityManager | undefined,
@@ -503,7 +503,7 @@ export class SessionsRepository {
       where.push(`(started_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(q.limit);
-    // A prepared statement per combination of filters (issue 17): a few dozen texts at most.
+    // A prepared statement per combination of filters: a few dozen texts at most.
     const rows = await queryPrepared<SessionRow>(
       this.dataSource,
       `SELECT ${COLUMNS} FROM ${this.sessions}

@@ -88,7 +88,7 @@ export class SessionsService {
     this.checkStart(command, new Date());
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
-    // Issue 17: the common start — no live session, a fresh key — is one statement with its message.
+    // The common start — no live session, a fresh key — is one statement with its message.
     const claim: KeyClaim | undefined =
       command.idempotencyKey !== undefined && bodyHash !== undefined ? { key: command.idempotencyKey, bodyHash } : undefined;
     const created = await this.sessions.insertQueued(newRow(command, id, new Date()), claim, this.publisher.queued());
@@ -142,7 +142,7 @@ export class SessionsService {
   /**
    * D-29: `from`/`to` are calendar dates of `started_at` in the member's
    * profile time zone. A member this service cannot place in a zone gets 503
-   * UNAVAILABLE (retryable), never a UTC guess (issue 15).
+   * UNAVAILABLE (retryable), never a UTC guess.
    */
   async list(query: ListSessionsV1): Promise<SessionPageV1> {
     const { actor, limit, cursor, ...filters } = query;
@@ -248,7 +248,7 @@ export class SessionsService {
   /**
    * One transition of the member's session. First the change itself as one
    * conditional statement that also queues its message and commits on its
-   * own (issue 17: the common case in one round trip). When that does not
+   * own (the common case in one round trip). When that does not
    * apply, in one transaction: the change again, and if it still does not
    * apply the session is locked and looked at — a missing or foreign id is
    * 404 (D-27), a live session past the maximum duration is closed first

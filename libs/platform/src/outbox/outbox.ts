@@ -76,7 +76,7 @@ export function enqueue<T extends object>(
 }
 
 /**
- * `enqueue` for several messages of one contract in one statement (issue 17):
+ * `enqueue` for several messages of one contract in one statement:
  * rows in the order given, so one key's messages keep it.
  */
 export async function enqueueMany<T extends object>(
@@ -89,8 +89,8 @@ export async function enqueueMany<T extends object>(
   }
   if (messages.length === 0) return;
   const texts = messages.map(({ payload }) => checkedOutboxPayload(contract, payload));
-  // Issue 17 (ADR 0012): one plain statement, the payloads as the JSON text just validated
-  // (TypeORM's insert built a query and serialised the payload again), and the relay woken
+  // One plain statement, the payloads as the JSON text just validated (not serialised
+  // again), and the relay woken
   // through LISTEN/NOTIFY: Postgres delivers the notification when (and only if) this
   // transaction commits, to the replica relaying, whichever process wrote the row.
   const schema = schemaOf(manager.connection);
@@ -158,7 +158,7 @@ export interface OutboxRelayOptions {
  * How often the relaying replica reads the outbox with no notification: a
  * safety net only, since every `enqueue` notifies at commit and a broken
  * LISTEN connection wakes the relay, whose failed query drops the lock; it
- * then takes it again, LISTENs and reads. 30 s (issue 17): five relays each
+ * then takes it again, LISTENs and reads. 30 s: five relays each
  * reading every 5 s were most of an idle stack's queries.
  */
 const SAFETY_POLL_MS = 30_000;
@@ -238,9 +238,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const schema = schemaOf(dataSource);
     this.channel = outboxChannel(schema);
     this.lockKey = advisoryLockKey(schema);
-    // Issue 17 (ADR 0012): plain SQL on the relay's connection. The idle poll runs
-    // five times a second in every app; TypeORM's find() built a QueryBuilder each
-    // time and was a third of an idle app's CPU.
+    // Plain SQL on the relay's connection, no query builder per read (ADR 0012
+    // decision 2): the relay reads whenever it wakes, in every app.
     const table = outboxTable(schema);
     this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload
        FROM ${table} ORDER BY id ASC LIMIT $1`;
@@ -314,7 +313,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         await this.sleep(Math.min(this.pollIntervalMs * 2 ** failures, MAX_BACKOFF_MS));
         this.backingOff = false;
       } else if (!this.notified) {
-        // Issue 17: the relaying replica waits for a NOTIFY (or notify()), reading only now and then.
+        // The relaying replica waits for a NOTIFY (or notify()), reading only now and then.
         await this.sleep(this.listening ? this.safetyPollMs : this.pollIntervalMs);
       }
     }
@@ -343,7 +342,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * The relay's read and delete as named prepared statements on its lock
-   * connection (issue 17: parsed and planned once, not at every batch); through
+   * connection (parsed and planned once, not at every batch); through
    * TypeORM when the connection's pg client is not at hand.
    */
   private async query<T>(lock: QueryRunner, sql: string, params: unknown[]): Promise<T[]> {

@@ -23,8 +23,8 @@ export interface KafkaContractTransportOptions {
 
 /**
  * How often a group with `reportLag` publishes `worktrack_kafka_consumer_lag`
- * (two admin requests per group). Issue 17: every 5 s it was a visible part of
- * an idle app; alerts on lag look at minutes.
+ * (two admin requests per group). Rarely, because each report costs an idle
+ * app visible CPU and alerts on lag look at minutes.
  */
 export const LAG_REPORT_INTERVAL_MS = 30_000;
 
@@ -69,7 +69,7 @@ interface ReplyTo {
  * Events: one consumer group per `group` of the handlers, read a fetched
  * batch of one partition at a time and committed per batch once handled (at
  * least once); consecutive messages for a `@HandleEvents` handler go to it in
- * one call (issue 17). A message that cannot be parsed, has an unknown
+ * one call. A message that cannot be parsed, has an unknown
  * version of a handled type, or keeps failing goes to
  * `platform.dead-letters` with its error. Types a group does not handle are
  * skipped.
@@ -298,7 +298,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
   }
 
   /**
-   * One fetched batch of one partition, in offset order (issue 17). Consecutive
+   * One fetched batch of one partition, in offset order. Consecutive
    * messages for a `@HandleEvents` handler go to it together (up to its
    * `maxBatch`); every other message is handled alone as before. An offset is
    * resolved once its message was handled (or dead-lettered) and kafkajs

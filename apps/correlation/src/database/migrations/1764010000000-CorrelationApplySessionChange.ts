@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 17 (ADR 0012, decision 16): a session change applied in one round
+ * ADR 0012 decision 16: a session change applied in one round
  * trip. `apply_session_change` takes the member's advisory lock (the key the
  * event path takes, `correlation:<member id as the message gave it>`), then — each statement of a
  * volatile PL/pgSQL function seeing a snapshot taken after the lock, so

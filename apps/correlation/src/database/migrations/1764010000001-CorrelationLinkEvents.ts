@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 17 (ADR 0012, decision 20): stored events linked in one round trip.
+ * ADR 0012 decision 20: stored events linked in one round trip.
  * `link_events` takes the advisory locks of the given members in the order
  * of their keys (`correlation:<member id as the message gave it>`, the key
  * `apply_session_change` takes; never two transactions waiting for each
