@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventsStored, type EventsStoredV1 } from '@worktrack/contracts';
-import { enqueueMany, queryRows, schemaOf } from '@worktrack/platform';
+import type { EventsStoredV1 } from '@worktrack/contracts';
+import { queryRows, schemaOf } from '@worktrack/platform';
+import { EventsPublisher } from './events.publisher';
 
 /** A member with events received in the audit's window, and their `occurred_at` span. */
 export interface WindowMember {
@@ -34,7 +35,10 @@ export interface LinkMismatch {
 export class LinkAuditRepository {
   private readonly s: string;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly publisher: EventsPublisher,
+  ) {
     this.s = `"${schemaOf(dataSource)}"`;
   }
 
@@ -192,12 +196,6 @@ export class LinkAuditRepository {
   /** Queues EventsStored messages (replays) through the outbox, in one transaction: published if and only if it commits. */
   async reannounce(messages: EventsStoredV1[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.dataSource.transaction((manager) =>
-      enqueueMany(
-        manager,
-        EventsStored,
-        messages.map((payload) => ({ payload, opts: { key: payload.memberId } })),
-      ),
-    );
+    await this.dataSource.transaction((manager) => this.publisher.reannounced(manager, messages));
   }
 }

@@ -14,7 +14,7 @@ import {
   type SessionV1,
   type StartSessionV1,
 } from '@worktrack/contracts';
-import { DomainError, SignedCursor, type CursorScope } from '@worktrack/platform';
+import { DomainError, SignedCursor, type CursorScope, type QueuedMessage } from '@worktrack/platform';
 import { SessionsMembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
 import { calendarRange, isUsableZone } from './calendar-range';
@@ -29,7 +29,7 @@ import {
   sessionStateConflict,
   sessionValidationFailed,
 } from './sessions.errors';
-import { SessionsPublisher, type QueuedMessage } from './sessions.publisher';
+import { SessionsPublisher, type ChangedRefs } from './sessions.publisher';
 import { SessionsRepository, type KeyClaim, type NewSessionRow, type SessionKey } from './sessions.repository';
 
 /** How a transition that could not be done at once ends: with the session as it is, or an error raised after the commit (an expiry on touch stays). */
@@ -259,7 +259,12 @@ export class SessionsService {
     actor: ActorV1,
     sessionId: string,
     change: SessionChange | ((changed: SessionEntity, now: Date) => SessionChange),
-    attempt: (m: EntityManager | undefined, key: SessionKey, now: Date, message?: QueuedMessage) => Promise<SessionEntity | undefined>,
+    attempt: (
+      m: EntityManager | undefined,
+      key: SessionKey,
+      now: Date,
+      message?: QueuedMessage<ChangedRefs>,
+    ) => Promise<SessionEntity | undefined>,
     verdict: (s: SessionEntity, now: Date) => Verdict,
   ): Promise<SessionV1> {
     const now = new Date();
