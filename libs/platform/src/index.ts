@@ -18,6 +18,7 @@ export * from './nest/tokens';
 export * from './bootstrap/bootstrap';
 export * from './bootstrap/dependencies';
 export * from './bootstrap/service';
+export * from './bootstrap/startup-refusal';
 export * from './bootstrap/main';
 export * from './bootstrap/version';
 export * from './outbox/outbox';

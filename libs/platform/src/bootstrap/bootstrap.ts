@@ -1,3 +1,4 @@
+import { isStartupRefusal } from './startup-refusal';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -150,9 +151,10 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         await candidate.startAllMicroservices();
         app = candidate;
       } catch (err) {
-        // A dependency lost between its check and the app's start (or topics not created yet).
+        // A dependency lost between its check and the app's start (or topics not created yet);
+        // a StartupRefusal (the app's own wiring) is not tried again.
         if (candidate) await within(candidate.close(), 10_000).catch(() => undefined);
-        if (attempt >= START_ATTEMPTS) throw err;
+        if (attempt >= START_ATTEMPTS || isStartupRefusal(err)) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
         }

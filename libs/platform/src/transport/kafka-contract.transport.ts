@@ -11,6 +11,8 @@ import { asErrorBody, decodeJson, messageMeta, type MessageMeta } from '../kafka
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { ContractContext } from './contract.context';
+import { StartupRefusal } from '../bootstrap/startup-refusal';
+import { commandContractsOf } from '../contracts/contract-registry';
 import { patternOf, type EventGroupOptions, type HandlerExtras } from './contract-pattern';
 import { internalErrorBody } from './rpc-domain-error.filter';
 
@@ -19,6 +21,12 @@ export interface KafkaContractTransportOptions {
   commandTopic?: TopicKey;
   /** The command topic's consumer group, shared by the service's replicas. */
   commandGroup?: string;
+  /**
+   * The service owns `commandTopic`: it refuses to start unless every command
+   * contract of the topic has a handler. A test stand-in serving a few of a
+   * topic's commands leaves it off.
+   */
+  ownsCommandTopic?: boolean;
 }
 
 /**
@@ -134,6 +142,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         }
       }
     }
+    if (this.options.commandTopic && this.options.ownsCommandTopic) assertEveryCommandHandled(this.options.commandTopic, commands);
     if (commands.size > 0 && this.options.commandTopic) {
       const topic = Topics[this.options.commandTopic];
       this.commandConsumer = await this.client.startConsumer({
@@ -407,4 +416,16 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
+}
+
+/**
+ * A service refuses to start when a command contract of the topic it owns
+ * has no handler: a requester would otherwise wait for a reply until its
+ * deadline and answer UNAVAILABLE, for a command no replica can ever serve.
+ */
+export function assertEveryCommandHandled(topic: TopicKey, handled: ReadonlySet<string>): void {
+  const missing = commandContractsOf(topic)
+    .map(patternOf)
+    .filter((pattern) => !handled.has(pattern));
+  if (missing.length > 0) throw new StartupRefusal(`${Topics[topic].name} has command contracts with no handler: ${missing.join(', ')}`);
 }
