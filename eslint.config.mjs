@@ -8,6 +8,9 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+/** SQL that names an outbox table: `INTO/FROM/UPDATE/JOIN/TABLE [schema.]outbox`. */
+const OUTBOX_SQL = String.raw`/(into|from|update|join|table)\s+("?[a-z_]+"?\s*\.\s*)?"?outbox\b/i`;
+
 const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
 
 const noFocusOrSkip = ['it', 'test', 'describe'].flatMap((object) =>
@@ -109,11 +112,42 @@ export default tseslint.config(
           paths: [
             {
               name: '@worktrack/platform',
-              importNames: ['enqueue'],
+              importNames: [
+                'enqueue',
+                'enqueueMany',
+                'outboxInsertSql',
+                'jsonObjectSql',
+                'jsonArraySql',
+                'checkedOutboxPayload',
+                'outboxTable',
+              ],
               message: "Write the outbox through the feature's <feature>.publisher.ts.",
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // One spelling per message: no SQL names an outbox table by hand. Outbox rows are written by
+    // enqueue or by the statement outboxInsertSql builds from the contract (libs/platform/src/outbox).
+    files: ['**/*.ts'],
+    // bench/sessions-floor.ts is the raw ceiling: the design's hops made with plain packages, no product code.
+    ignores: [
+      'libs/platform/src/outbox/**',
+      '**/test/**',
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/*.e2e-spec.ts',
+      'bench/sessions-floor.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal', 'TemplateElement'].map((node) => ({
+          selector: `${node}[${node === 'Literal' ? 'value' : 'value.raw'}=${OUTBOX_SQL}]`,
+          message: 'SQL names an outbox table: build the row from its contract (enqueue, or outboxInsertSql in a publisher).',
+        })),
       ],
     },
   },

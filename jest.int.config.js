@@ -7,6 +7,8 @@ module.exports = {
   testMatch: ['**/*.int-spec.ts'],
   globalSetup: '<rootDir>/libs/testing/src/infra/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/infra/global-teardown.ts',
+  // A spec file fails when any outbox row its services wrote does not match its contract.
+  setupFilesAfterEnv: ['<rootDir>/libs/testing/src/infra/outbox-rows.setup.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,5 +1,5 @@
 /**
- * Chaos test (not a unit test; issue 19):
+ * Chaos test (not a unit test):
  *
  *   npm run chaos [-- --seed 42 --members 24 --replicas 2 --batch 20 --settle 20 --gap-min 8 --gap-max 20 --think 200]
  *   npm run chaos -- --short      the lean variant (`npm run test:chaos` runs it as a jest suite: e2e/chaos.e2e-spec.ts)

@@ -1,6 +1,6 @@
 /**
  * Benchmark (not a test): connector webhooks end to end, and webhook answer
- * times while large calendar feeds are polled (issue 18).
+ * times while large calendar feeds are polled.
  *
  *   npm run bench:connectors [-- --seconds 15 --connections 8 --rate 20 --feeds 6]
  *

@@ -1,5 +1,5 @@
 /**
- * CPU per unit of work, per process of the stack, for the benchmarks (issue 17).
+ * CPU per unit of work, per process of the stack, for the benchmarks.
  *
  * Reads utime + stime (all threads of a process) from /proc/<pid>/stat at the
  * start and the end of the measured window and splits the difference by

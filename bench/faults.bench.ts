@@ -1,6 +1,6 @@
 /**
  * Fault test (not a unit test): availability under `kill -9` while under
- * load, and the data promises through it (issue 21).
+ * load, and the data promises through it.
  *
  *   npm run faults [-- --members 20 --workers 8 --gap 20] [--hosted]
  *
@@ -22,11 +22,11 @@
  * to its member's session. Stops everything it started.
  *
  * `--hosted` runs the six services in one process, as `npm start` does
- * (WORKTRACK_SERVICES, issue 17), beside the two gateway replicas: the faults
+ * (WORKTRACK_SERVICES), beside the two gateway replicas: the faults
  * are then the gateway replica, that one process (every service at once) and
  * the broker.
  *
- * Exit 1 when a data promise breaks or a target of issue 21 is missed:
+ * Exit 1 when a data promise breaks or an availability target is missed:
  * requests succeed again within 3 s of a gateway replica's kill, 10 s of a
  * service's (the services' process's with --hosted), 20 s of the broker being
  * back.
@@ -52,7 +52,7 @@ const GAP_S = arg('gap', 20);
 const HOSTED = process.argv.includes('--hosted');
 /** The services (the hosted process runs them in this order; the first one's main hosts them, as in scripts/apps.mjs). */
 const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
-/** Issue 21's targets: requests succeed again within these, after the kill (after the broker is back). */
+/** The availability targets: requests succeed again within these, after the kill (after the broker is back). */
 const TARGET_MS = { gateway: 3_000, service: 10_000, broker: 20_000 };
 const BATCH = 100;
 const REQUEST_TIMEOUT_MS = 5_000;

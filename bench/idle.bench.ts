@@ -9,7 +9,7 @@
  * ports (BENCH_URL's port for the gateway; run `npm run infra:up` first),
  * lets them settle for `settle` seconds (group joins, first fetches), then
  * measures `seconds` of silence: the share of one core each process of the
- * stack used (bench/cpu-sampler.ts), and the total. Target (issue 17): the
+ * stack used (bench/cpu-sampler.ts), and the total. Target: the
  * whole stack ≤ 3 % of one core. The postgres, broker and redis lines include
  * whatever else on the machine uses them; run it on a quiet machine.
  *

@@ -17,7 +17,7 @@
  * rows inserted straight into Postgres from one process with multi-row
  * INSERTs (100 rows a statement) into a scratch copy of the table.
  *
- * CPU (issue 17): the CPU milliseconds each process of the stack spent per
+ * CPU: the CPU milliseconds each process of the stack spent per
  * 100-event batch over the measured window (bench/cpu-sampler.ts: the apps,
  * every postgres process, the broker, redis), and the total. When the bench
  * starts the stack itself, the apps listen on free ports (BENCH_URL's port for
@@ -114,7 +114,7 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   const started: AppProcess[] = [];
   try {
     const services = INGEST_ONLY ? (['identity', 'ingestion'] as const) : (['identity', 'ingestion', 'sessions', 'correlation'] as const);
-    // As `npm start` runs them (issue 17): the services in one process; --process-per-app for one process each.
+    // As `npm start` runs them: the services in one process; --process-per-app for one process each.
     if (process.argv.includes('--process-per-app'))
       for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
     else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }));

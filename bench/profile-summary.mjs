@@ -1,4 +1,4 @@
-// Top self-time frames of .cpuprofile files (issue 17), per file:
+// Top self-time frames of .cpuprofile files, per file:
 //   node bench/profile-summary.mjs [--top 15] [--skip-ms 8000] <file.cpuprofile>…
 // --skip-ms leaves out the first N ms of each profile (start-up). Prints the
 // share of sampled time by package (node_modules/<pkg>, our code, node

@@ -1,5 +1,5 @@
 /**
- * The raw ceiling of a session command (issue 17): the hops the design gives
+ * The raw ceiling of a session command: the hops the design gives
  * one command, made with the design's packages and nothing else, measured
  * with the same CPU sampler as the stack.
  *

@@ -19,7 +19,7 @@
  * from when it was due, so queueing shows in the figures instead of
  * slowing the load down. Plain node:http with a keep-alive agent.
  *
- * CPU (issue 17): the CPU milliseconds each process of the stack spent per
+ * CPU: the CPU milliseconds each process of the stack spent per
  * command over the measured window (bench/cpu-sampler.ts), and the total.
  * Then the raw ceiling at the same rate (bench/sessions-floor.ts): the same
  * hops made with the design's packages and no other code.

@@ -1,6 +1,6 @@
 /**
  * Benchmark (not a test): the CPU one validation costs, class-validator
- * against the compiled check (issue 17, ADR 0012 decision 4), in this process
+ * against the compiled check (ADR 0012 decision 4), in this process
  * after a warm-up. No infrastructure.
  *
  *   npm run bench:validation [-- --iterations 2000]

@@ -77,13 +77,13 @@ function bigPush(bytes: number, at: string): Buffer {
 }
 
 /**
- * Issue 14 ("Hostile and odd input") and issue 18's large pushes, over HTTP
+ * Hostile and odd input and large pushes, over HTTP
  * against the built apps as processes: the per-address limit on
  * unauthenticated failures, webhook signatures verified at the edge, a real
  * 25 MB signed push end to end, no-store answers, the operator credential,
  * credential-free logs and a safe `npm run admin`.
  */
-describe('hostile and odd input (issue 14) end to end', () => {
+describe('hostile and odd input end to end', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let connectors: AppProcess;
@@ -299,7 +299,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect((await call(gateway.url, 'GET', '/v1/me', { token: member.token })).status).toBe(200);
   });
 
-  it('issue 14: an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
+  it('an unsigned multi-MiB hook body is refused at the edge and never reaches the connectors service', async () => {
     const path = await connect();
     const refused = () => metric(connectors.url, 'worktrack_connector_webhooks_received_total', 'outcome="refused"');
     const before = await refused();
@@ -323,7 +323,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect((await refused()) - before).toBe(0);
   });
 
-  it('issue 18: a real 25 MB signed GitHub push is accepted and reaches the timeline with exact counts; above the hook limit is 413; the API keeps its own limit', async () => {
+  it('a real 25 MB signed GitHub push is accepted and reaches the timeline with exact counts; above the hook limit is 413; the API keeps its own limit', async () => {
     const path = await connect();
     const raw = bigPush(25_000_000, new Date().toISOString());
     const delivery = randomUUID();
@@ -379,7 +379,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect(api.status).toBe(413);
   });
 
-  it('issue 14: member data answers carry Cache-Control: no-store, errors included', async () => {
+  it('member data answers carry Cache-Control: no-store, errors included', async () => {
     for (const path of ['/v1/me', '/v1/tokens', '/v1/connectors', '/v1/activity/events']) {
       const res = await call(gateway.url, 'GET', path, { token: member.token });
       expect([path, res.status, res.headers.get('cache-control')]).toEqual([path, 200, 'no-store']);
@@ -392,7 +392,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     expect([anonymous.status, anonymous.headers.get('cache-control')]).toEqual([401, 'no-store']);
   });
 
-  it('issue 14: /status and /metrics answer only to the operator credential', async () => {
+  it('/status and /metrics answer only to the operator credential', async () => {
     for (const path of ['/status', '/metrics']) {
       const anonymous = await fetch(`${gateway.url}${path}`, { headers: { 'x-forwarded-for': address() } });
       expect([path, anonymous.status]).toEqual([path, 401]);
@@ -407,7 +407,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
+  it('npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
     const main = mainOf('identity');
     const before = statSync(main).mtimeMs;
     const admin = (i: number): Promise<{ code: number | null; out: string }> =>
@@ -442,7 +442,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: calendar feeds on loopback, private, unspecified or metadata addresses are refused by default, and no error echoes what an address answered', async () => {
+  it('calendar feeds on loopback, private, unspecified or metadata addresses are refused by default, and no error echoes what an address answered', async () => {
     // An "internal service" on loopback whose answer must never reach the connector's owner.
     const internal = `internal-${randomBytes(12).toString('hex')}`;
     let hits = 0;
@@ -517,7 +517,7 @@ describe('hostile and odd input (issue 14) end to end', () => {
     }
   });
 
-  it('issue 14: no credential this run used appears in any app’s log (query strings, headers, cookies, config)', async () => {
+  it('no credential this run used appears in any app’s log (query strings, headers, cookies, config)', async () => {
     const leaky = randomToken();
     used.push(leaky);
     // A token in the query string, in a cookie and in a custom header, on good and bad routes.

@@ -9,7 +9,7 @@ import { AppConfig, createLogger, ensureTopics, KafkaClient, loadConfig } from '
 import { freePort, freePortPair, mainOf, memberWithToken, repoRoot, startAppProcess, testKafka } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
 
-// Issue 21 (availability under faults), the short in-suite variants: each
+// Availability under faults, the short in-suite variants: each
 // test is well under a minute. The broker-down tests run on a broker of their
 // own (scripts/infra.sh on a free port and a temporary directory), never on
 // the run's shared broker.
@@ -69,7 +69,7 @@ const stopChild = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM');
   });
 
-describe('availability with the broker away (issue 21)', () => {
+describe('availability with the broker away', () => {
   let brokerPort: number;
   let kafkaDir: string;
   let brokers: string;
@@ -206,7 +206,7 @@ class TcpProxy {
   }
 }
 
-describe('availability with Postgres away (issue 21)', () => {
+describe('availability with Postgres away', () => {
   it('a service started before its Postgres answers waits, not ready, and one that loses it while running is not ready until it returns, never exiting', async () => {
     const real = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
     const proxy = new TcpProxy(await freePort(), { host: real.hostname, port: Number(real.port || 5432) });
@@ -260,7 +260,7 @@ describe('availability with Postgres away (issue 21)', () => {
   }, 150_000);
 });
 
-describe('replicas that are gone (issue 21)', () => {
+describe('replicas that are gone', () => {
   it('the janitor of a live gateway removes a killed replica’s private consumer groups', async () => {
     // A topic prefix of its own: the gateways of other files (their janitors sweep every 30 s) must
     // not remove the killed replica's groups before this file's live one does.
@@ -291,7 +291,7 @@ describe('replicas that are gone (issue 21)', () => {
   });
 });
 
-describe('a consumer that crashed for good (issue 14)', () => {
+describe('a consumer that crashed for good', () => {
   it('makes its app drain and exit 1 so that it is restarted', async () => {
     // An app of the platform (its probes, Kafka client and drain) whose one consumer fails with a
     // non-retriable error: kafkajs crashes it with restart=false.
@@ -351,7 +351,7 @@ describe('a consumer that crashed for good (issue 14)', () => {
   });
 });
 
-describe('npm start supervision (issue 21)', () => {
+describe('npm start supervision', () => {
   it('restarts a killed app with a line saying why while the others keep serving; stopping drains all', async () => {
     const ports = { identity: await freePort(), plate: await freePort() };
     const harness = `

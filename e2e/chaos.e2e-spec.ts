@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
- * Issue 19: the short chaos run as a jest suite, in `npm test`'s e2e tier and alone by `npm run test:chaos`
+ * The short chaos run as a jest suite, in `npm test`'s e2e tier and alone by `npm run test:chaos`
  * (bench/chaos.bench.ts --short, as the build stage compiled it;
  * the engine is bench/chaos/chaos.ts). Its own three-node Kafka cluster, two
  * replicas of the gateway, ingestion and sessions, steady load from six members,
@@ -37,7 +37,7 @@ function chaos(): Promise<{ code: number | null; output: string }> {
   });
 }
 
-describe('the short chaos run (issue 19)', () => {
+describe('the short chaos run', () => {
   it(
     'loses nothing, doubles nothing and links every event to its session under faults and a rolling restart',
     async () => {

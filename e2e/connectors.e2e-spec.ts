@@ -217,7 +217,7 @@ describe('connectors end to end', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.body.data.connector_id);
   });
 
-  it('answers 200 over HTTP to every Slack documented example, ignored ones too; only the mapped ones reach the timeline (issue 18)', async () => {
+  it('answers 200 over HTTP to every Slack documented example, ignored ones too; only the mapped ones reach the timeline', async () => {
     // Slack retries, then disables, an app whose Request URL answers a signed, well-formed delivery with anything but 2xx.
     const dir = join(__dirname, '..', 'apps', 'connectors', 'test', 'fixtures', 'slack', 'docs');
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, { kind: string }>;

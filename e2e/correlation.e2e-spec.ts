@@ -14,7 +14,7 @@ import {
 } from '@worktrack/testing';
 
 /**
- * Fault test (issue 6): the correlation worker is killed with SIGKILL in the
+ * Fault test: the correlation worker is killed with SIGKILL in the
  * middle of a stream and restarted; every event ends correctly linked, none
  * lost, none twice. The oracle reads correlation's table directly.
  */

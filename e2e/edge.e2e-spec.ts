@@ -49,8 +49,8 @@ function socketRequest(port: number, request: string): Promise<{ status: number;
 
 const deep = (levels: number, leaf = '1'): string => '['.repeat(levels) + leaf + ']'.repeat(levels);
 
-/** Issue 14: hostile and odd input through the real gateway and services; never a 5xx, never a silent change. */
-describe('edge input hardening end to end (issue 14)', () => {
+/** Hostile and odd input through the real gateway and services; never a 5xx, never a silent change. */
+describe('edge input hardening end to end', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let member: MemberWithToken;

@@ -5,7 +5,7 @@ import { Topics } from '@worktrack/contracts';
 import { freePort, memberWithToken, repoRoot, servicesHostMain, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
 import { call } from './http';
 
-// Issue 17 (ADR 0012): several services in one process (WORKTRACK_SERVICES),
+// ADR 0012 decision 9 (idle): several services in one process (WORKTRACK_SERVICES),
 // the way `npm start` runs the six services. The same code, topics, groups and
 // schemas as one process per service; probes on each service's own port; one
 // drain for all on SIGTERM; a consumer crashed for good in any hosted service
@@ -68,7 +68,7 @@ async function startHost(services: readonly string[], args: string[] = [], extra
   return { child, ports, output: () => output, exited };
 }
 
-describe('several services in one process (WORKTRACK_SERVICES, issue 17)', () => {
+describe('several services in one process (WORKTRACK_SERVICES)', () => {
   jest.setTimeout(240_000);
 
   describe('the six services hosted by one process', () => {

@@ -199,7 +199,7 @@ describe('activity ingestion end to end', () => {
         return Promise.resolve();
       },
     });
-    // A member of its own (a JWT must name a member that exists in its workspace, issue 14), so no other test's events mix in.
+    // A member of its own (a JWT must name a member that exists in its workspace), so no other test's events mix in.
     const own = memberWithToken({ workspace: `ing-kill-${run}`, email: `k-${run}@example.com` });
     const victim = own.memberId;
     const token = jwt.sign({ sub: victim, wid: own.workspaceId }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 300 });

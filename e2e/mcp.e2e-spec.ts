@@ -38,7 +38,7 @@ const dataOf = <T>(answer: ToolAnswer): T => {
   return (answer.structuredContent as { data: T }).data;
 };
 
-/** Issue 20: the MCP server end to end, over stdio (apps/mcp's main) and over streamable HTTP at the gateway's /mcp. */
+/** The MCP server end to end, over stdio (apps/mcp's main) and over streamable HTTP at the gateway's /mcp. */
 describe('the MCP server end to end', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;

@@ -44,7 +44,7 @@ const NO_HOURS = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: []
 const ALL_WEEK = Object.fromEntries(Object.keys(NO_HOURS).map((d) => [d, [{ start: '09:00', end: '17:00' }]]));
 
 /**
- * Issues 14 and 15 over HTTP: two gateway replicas (one JWT secret), identity,
+ * Members over HTTP: two gateway replicas (one JWT secret), identity,
  * sessions, plate and ingestion as processes. Credentials resolve to active
  * members of their workspace; a member is usable everywhere the moment it is
  * created; profile changes and deactivation reach every route.
@@ -98,7 +98,7 @@ describe('members end to end', () => {
     await Promise.all([g1, g2, ingestion, plate, sessions, identity].filter(Boolean).map((p) => p.stop()));
   });
 
-  describe('issue 14: a signed JWT is trusted only for a member that exists in that workspace', () => {
+  describe('a signed JWT is trusted only for a member that exists in that workspace', () => {
     it('refuses a JWT naming a real member with another workspace (or a random one) on every write, and acts on nothing', async () => {
       for (const wid of [stranger.workspaceId, randomUUID()]) {
         const crossed = sign(owner.memberId, wid);
@@ -143,7 +143,7 @@ describe('members end to end', () => {
     });
   });
 
-  describe('issue 15: read-your-writes across services', () => {
+  describe('read-your-writes across services', () => {
     it('an agent registered on one replica is usable on the other at once, as actor and assignee, 200 times without a failure', async () => {
       const yesterday = tokyoDay(-1);
       const failures: string[] = [];
@@ -198,7 +198,7 @@ describe('members end to end', () => {
     });
   });
 
-  describe('issue 15: profile changes', () => {
+  describe('profile changes', () => {
     let member: MemberWithToken;
     beforeAll(() => {
       member = memberWithToken({ workspace: `mem-A-${run}`, email: `traveller-${run}@example.com`, timezone: 'Asia/Tokyo' });
@@ -299,7 +299,7 @@ describe('members end to end', () => {
     });
   });
 
-  describe('issue 15: deactivation', () => {
+  describe('deactivation', () => {
     it("stops the member's tokens and JWTs within 5 s on every replica, keeps their data, and refuses them as an assignee", async () => {
       const leaving = memberWithToken({ workspace: `mem-A-${run}`, email: `leaving-${run}@example.com`, timezone: 'Asia/Tokyo' });
       const asJwt = sign(leaving.memberId, leaving.workspaceId);
@@ -363,7 +363,7 @@ describe('members end to end', () => {
     });
   });
 
-  describe('issue 15: the durable member log (identity.members)', () => {
+  describe('the durable member log (identity.members)', () => {
     interface Row {
       member_id: string;
       timezone: string;

@@ -10,7 +10,7 @@ import { call, type Reply } from './http';
 type Page = { data: Array<Record<string, string>>; meta?: { cursor: string | null } };
 
 /**
- * Issue 14: the fuzz stage. Every operation of the live `/openapi.yaml` gets
+ * The fuzz stage. Every operation of the live `/openapi.yaml` gets
  * requests derived from its own schemas (parameters, body), mixed with the
  * hostile classes the edge must refuse (NUL, lone surrogates, deep nesting,
  * impossible dates, lengths padded with variation selectors, nulls,
@@ -78,7 +78,7 @@ interface FuzzRequest {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-// --- The hostile classes (issue 14) -------------------------------------------------------
+// --- The hostile classes -------------------------------------------------------
 
 const HOSTILE_STRINGS = [
   'a\u0000b',
@@ -225,7 +225,7 @@ function bodyFor(doc: Doc, schema: Schema): fc.Arbitrary<string> {
   );
 }
 
-/** What an otherwise valid string field may carry that cannot be stored exactly (issue 14). */
+/** What an otherwise valid string field may carry that cannot be stored exactly. */
 const EMBEDDED = ['\u0000', '\uD800', '\uDFFF'];
 const IMPOSSIBLE_DATE_TIMES = HOSTILE_STRINGS.filter((v) => /^\d{4}-\d{2}-\d{2}T/.test(v));
 const IMPOSSIBLE_DATES = HOSTILE_STRINGS.filter((v) => /^\d{4}-\d{2}-\d{2}$/.test(v));
@@ -235,7 +235,7 @@ const IMPOSSIBLE_DATES = HOSTILE_STRINGS.filter((v) => /^\d{4}-\d{2}-\d{2}$/.tes
  * payload value or key) made hostile: a NUL or a lone surrogate in it, or, for
  * a date or date-time, an impossible or out-of-range one. Nothing else is
  * wrong with the request, so only the edge's rule stands between it and the
- * database (issue 14: the fuzz must fail when such a rule is removed).
+ * database (the fuzz must fail when such a rule is removed).
  */
 function withOneEmbedded(doc: Doc, schema: Schema): fc.Arbitrary<string> {
   return fc
@@ -344,7 +344,7 @@ function requestFor(doc: Doc, method: string, template: string, op: Operation): 
     .map(({ path: p, query, body: b, encoding: e }) => ({ method: method.toUpperCase(), path: p, query, body: b, encoding: e }));
 }
 
-// --- One hostile class at a time (issue 14) ---------------------------------------------------
+// --- One hostile class at a time ---------------------------------------------------
 
 /**
  * The classes the edge answers with a rule of its own, each sent alone in an
@@ -654,7 +654,7 @@ const at = (root: unknown, route: Array<string | number>): unknown =>
 
 // --- The stack ---------------------------------------------------------------------------------
 
-describe('the OpenAPI-driven fuzz stage (issue 14)', () => {
+describe('the OpenAPI-driven fuzz stage', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let member: MemberWithToken;

@@ -5,7 +5,7 @@ import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/t
 import { call, type ErrorBody } from './http';
 
 /**
- * Issue 19: the documented production path, from nothing, as the Kubernetes
+ * The documented production path, from nothing, as the Kubernetes
  * manifests and the compose file run it: every app built, NODE_ENV=production,
  * real secrets from the environment (none of the development defaults),
  * migrations as their own step (MIGRATE_ON_START=false), the first member and
@@ -53,7 +53,7 @@ async function oneShot(
   }
 }
 
-describe('production mode from nothing (issue 19)', () => {
+describe('production mode from nothing', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let owner: { workspace_id: string; member_id: string; token: string };

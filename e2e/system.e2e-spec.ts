@@ -54,7 +54,7 @@ describe('the system end to end', () => {
       }
     }
     // JSON logs carry the request id: a failed request's access line is info; a quick success's is
-    // debug (issue 17, ADR 0012 decision 18), so not in this info-level log.
+    // debug (ADR 0012 decision 18), so not in this info-level log.
     const failed = await fetch(`${gateways[0].url}/v1/no-such-route`, { headers: { 'x-request-id': 'e2e-missing-0' } });
     expect(failed.status).toBe(404);
     const logLine = async (requestId: string): Promise<string | undefined> => {

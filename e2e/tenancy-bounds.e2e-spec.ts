@@ -52,11 +52,11 @@ async function allPages<T>(gateway: string, path: string, token: string): Promis
 }
 
 /**
- * Issue 14: one caller cannot take a service down for every tenant (bounded
+ * One caller cannot take a service down for every tenant (bounded
  * replies, valid large requests fit), and no id or cursor crosses a caller or
  * a list. Every app as a process, through the gateway.
  */
-describe('tenancy and bounds end to end (issue 14)', () => {
+describe('tenancy and bounds end to end', () => {
   const apps: AppProcess[] = [];
   let gateway: AppProcess;
   let ingestion: AppProcess;

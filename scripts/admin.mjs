@@ -4,7 +4,7 @@
 //                    [--role owner|admin|member] [--capacity <n>] [--kind human|agent]
 // Prints what the command prints (create-member: one JSON line).
 //
-// Safe under a running system and in parallel (issue 14): each call compiles
+// Safe under a running system and in parallel: each call compiles
 // into its own private directory (.admin-build/<pid>-<random>) and removes it
 // afterwards; dist/, which the running apps were started from, is never
 // rebuilt or deleted here.

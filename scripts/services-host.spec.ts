@@ -1,7 +1,7 @@
 import { ConfigError } from '@worktrack/platform';
 import { hostedEnv, hostedServices } from './services-host';
 
-describe('WORKTRACK_SERVICES (issue 17)', () => {
+describe('WORKTRACK_SERVICES', () => {
   it('a list: those services in the order given (spaces allowed)', () => {
     expect(hostedServices('identity, ingestion,correlation ,sessions,plate,connectors')).toEqual([
       'identity',

@@ -1,5 +1,5 @@
 /**
- * Issue 17 (ADR 0012, "Several services in one process"): runs the services
+ * ADR 0012 decision 9 (idle): runs the services
  * named by WORKTRACK_SERVICES in this one Node process, as `npm start` does —
  * each its own Nest app with the same modules, topics, consumer groups, schema
  * and migrations as its own process would have, each on its own HTTP port

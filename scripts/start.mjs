@@ -6,7 +6,7 @@
 // serving; a broker started here that dies is started again. Ctrl-C drains
 // every app (SIGTERM) and stops the broker it started.
 //
-// Issue 17 (ADR 0012): the six services run in one Node process
+// ADR 0012 decision 9 (idle): the six services run in one Node process
 // (scripts/services-host.ts: WORKTRACK_SERVICES, each on its own port) beside the gateway's: two Node
 // processes instead of seven on this machine. `npm start -- --process-per-app`
 // starts one process per app as in production (k8s: one service per pod).
@@ -80,7 +80,7 @@ for (const proc of processes) {
     command: process.execPath,
     // A young generation of up to 64 MiB per semi-space (V8's default: 16): the apps allocate
     // short-lived message objects fast, and the scavenges of a 16 MiB space were 4-7 % of each
-    // process's CPU under load, 2.6-4.5 % with 64 (issue 17, ADR 0012 decision 24). k8s pods
+    // process's CPU under load, 2.6-4.5 % with 64 (ADR 0012 decision 24). k8s pods
     // keep V8's default: there the memory limit, not the CPU, binds.
     args: ['--max-semi-space-size=64', '--enable-source-maps', proc.main],
     cwd: root,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-// Issue 21: `npm start` supervises. scripts/supervisor.mjs is an ES module; it
+// `npm start` supervises. scripts/supervisor.mjs is an ES module; it
 // runs here in a Node process of its own, supervising real child processes.
 
 const script = join(__dirname, 'supervisor.mjs');
@@ -24,7 +24,7 @@ function harness(body: string, timeoutMs = 20_000): Promise<string[]> {
   });
 }
 
-describe('scripts/supervisor.mjs (issue 21)', () => {
+describe('scripts/supervisor.mjs', () => {
   it('restart delays: 1 s after a failure, doubling while the app keeps failing, at most 30 s', async () => {
     const [line] = await harness(`console.log(JSON.stringify([1, 2, 3, 4, 5, 6, 7, 50].map((n) => restartDelayMs(n))));`);
     expect(JSON.parse(line)).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);

@@ -1,5 +1,5 @@
 /**
- * The chaos run (issue 19): the whole system as users deploy it — a
+ * The chaos run: the whole system as users deploy it — a
  * three-node KRaft cluster (replication factor 3, min.insync.replicas=2, every
  * producer idempotent with acks=all), replicas of every app — under a steady
  * load from many members while faults land at seeded random moments: kill -9

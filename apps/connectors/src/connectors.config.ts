@@ -68,7 +68,7 @@ export class ConnectorsConfig extends ServiceConfig {
 
   /**
    * Calendar feeds on loopback, private, link-local or metadata addresses are
-   * refused in every environment (server-side request forgery, issue 14);
+   * refused in every environment (server-side request forgery);
    * this explicit opt-in allows them, for local development and tests only.
    */
   @EnvBool()

@@ -59,7 +59,7 @@ function largeFeed(): string {
   return lines.join('\r\n');
 }
 
-/** An all-day event and a floating time, no X-WR-TIMEZONE: both are read in the member's zone (issue 18). */
+/** An all-day event and a floating time, no X-WR-TIMEZONE: both are read in the member's zone. */
 const MEMBER_ZONE_FEED = [
   'BEGIN:VCALENDAR',
   'VERSION:2.0',
@@ -328,7 +328,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       expect(JSON.stringify(stored)).not.toContain(FIXTURE_TOKEN);
     });
 
-    it("acknowledges Slack's documented thread-metadata notice and logs it as ignored, storing nothing (issue 18)", async () => {
+    it("acknowledges Slack's documented thread-metadata notice and logs it as ignored, storing nothing", async () => {
       const docs = loadFixture('slack', 'docs/message.message_replied').json as object;
       const raw = Buffer.from(JSON.stringify({ ...docs, event_id: `Ev${randomUUID()}` }));
       const ack = await receive('slack', slack.connectorId, raw, headers(raw));
@@ -404,7 +404,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       );
       expect(healthy).toMatchObject({ status: 'active', lastError: null });
     });
-    it('keeps answering webhooks within 3 s while a large feed is parsed and expanded (issue 18)', async () => {
+    it('keeps answering webhooks within 3 s while a large feed is parsed and expanded', async () => {
       const { port } = feedServer.address() as AddressInfo;
       const large = await create({ kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/large.ics` });
       const hook = await create({ kind: 'github', secret: GITHUB_SECRET });
@@ -436,7 +436,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       expect(Math.max(...answerTimes)).toBeLessThan(3_000);
     });
 
-    it('stores the rest of a feed when one event is unreadable, naming that event in the delivery log (issue 18)', async () => {
+    it('stores the rest of a feed when one event is unreadable, naming that event in the delivery log', async () => {
       const { port } = feedServer.address() as AddressInfo;
       const mixed = await create({ kind: 'calendar', feedUrl: `http://127.0.0.1:${port}/one-bad-event.ics` });
       const poller = connectorsApp.get(CalendarPoller);
@@ -456,7 +456,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       expect((await deliveries(mixed.connectorId)).filter((d) => d.state === 'ignored')).toHaveLength(1);
     });
 
-    it("reads all-day and floating times in the member's zone, as identity records it (issue 18)", async () => {
+    it("reads all-day and floating times in the member's zone, as identity records it", async () => {
       const run = randomUUID().slice(0, 8);
       const tokyo = memberWithToken({ workspace: `conn-tz-${run}`, email: `tz-${run}@example.com`, timezone: 'Asia/Tokyo' }, env);
       const tokyoActor: ActorV1 = { memberId: tokyo.memberId, workspaceId: tokyo.workspaceId, scope: 'full', credential: 'api_token' };
@@ -482,7 +482,7 @@ describe('connectors: webhooks and calendar feeds through ingestion (D-36)', () 
       expect(byTitle.get('Standup')).toMatchObject({ occurredAt: '2026-11-17T01:00:00.000Z' });
     });
   });
-  describe('undeliverable events (issue 14)', () => {
+  describe('undeliverable events', () => {
     it('fails a delivery whose mapped events break the ingestion contract at once, with the reason, instead of retrying for a day', async () => {
       const github = await create({ kind: 'github', secret: GITHUB_SECRET });
       const id = randomUUID();

@@ -91,7 +91,7 @@ describe('correlation: links are right whatever the order (D-31)', () => {
     }
   });
 
-  it('publishes the links of a session covering thousands of events in bounded messages, in order (issue 14)', async () => {
+  it('publishes the links of a session covering thousands of events in bounded messages, in order', async () => {
     const memberId = randomUUID();
     const workspaceId = randomUUID();
     const sessionId = randomUUID();
@@ -144,7 +144,7 @@ describe('correlation: links are right whatever the order (D-31)', () => {
     }
   });
 
-  it('links the EventsStored of one fetch together and publishes each new link once, keyed by its member (issue 17)', async () => {
+  it('links the EventsStored of one fetch together and publishes each new link once, keyed by its member', async () => {
     const members: string[] = [randomUUID(), randomUUID()];
     const workspaceId = randomUUID();
     const sessions = new Map<string, string>(members.map((m) => [m, randomUUID()]));

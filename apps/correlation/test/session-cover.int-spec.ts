@@ -21,7 +21,7 @@ const HOURS = 60 * MINUTE;
 const t0 = Date.parse('2026-03-02T09:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Correlation's side of the link audit (issue 19, ADR 0016): the session cover command and replayed EventsStored. */
+/** Correlation's side of the link audit (ADR 0016): the session cover command and replayed EventsStored. */
 describe('correlation: the link audit', () => {
   let app: NestFastifyApplication;
   let kafka: TestKafka;

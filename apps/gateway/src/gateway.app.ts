@@ -22,7 +22,7 @@ export const API_PREFIX = 'v1';
 export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status'];
 /** Provider webhooks (D-36): outside /v1, authenticated by the provider's signature. */
 export const HOOK_PATHS = ['hooks/github/:connector_id', 'hooks/slack/:connector_id'];
-/** Issue 20: the MCP server over streamable HTTP, outside /v1, behind the API's authentication. */
+/** The MCP server over streamable HTTP, outside /v1, behind the API's authentication. */
 export const MCP_PATHS = ['mcp'];
 
 /** Starts the gateway: the public HTTP API under /v1, on HTTP_PORT. */
@@ -43,7 +43,7 @@ export async function startGateway(
 
 /**
  * The API conventions: /v1 prefix (probes, metrics and status outside it),
- * hostile input refused once for every route (issue 14), global validation, and the D-6 document and reference (GET /openapi.yaml,
+ * hostile input refused once for every route, global validation, and the D-6 document and reference (GET /openapi.yaml,
  * GET /docs: registered on Fastify directly, so outside the prefix and public), and CORS for the
  * operator-listed browser origins (none by default; ./http/cors.ts).
  */

@@ -18,7 +18,7 @@ describe('GatewayConfig', () => {
     ).toBe('production');
   });
 
-  it('refuses to start in production without the operator credential, and never echoes a short one (issue 14)', () => {
+  it('refuses to start in production without the operator credential, and never echoes a short one', () => {
     expect(() => loadConfig(GatewayConfig, { NODE_ENV: 'production', JWT_SECRET: 'a-real-secret-from-the-vault' })).toThrow(
       /OPERATOR_TOKEN/,
     );
@@ -32,7 +32,7 @@ describe('GatewayConfig', () => {
     expect(message).not.toContain('too-short');
   });
 
-  it('takes CORS origins as exact scheme://host[:port] entries, none by default (issue 20)', () => {
+  it('takes CORS origins as exact scheme://host[:port] entries, none by default', () => {
     expect(loadConfig(GatewayConfig, {}).corsAllowedOrigins).toEqual([]);
     expect(loadConfig(GatewayConfig, { CORS_ALLOWED_ORIGINS: 'https://app.example.com,http://localhost:5173' }).corsAllowedOrigins).toEqual(
       ['https://app.example.com', 'http://localhost:5173'],

@@ -43,7 +43,7 @@ const preflight = (base: string, origin: string, path = '/v1/sessions'): Promise
 const corsHeadersOf = (res: Response): Record<string, string> =>
   Object.fromEntries(CORS_HEADERS.flatMap((name) => (res.headers.has(name) ? [[name, res.headers.get(name) ?? '']] : [])));
 
-describe('issue 20: CORS for the operator-listed browser origins (CORS_ALLOWED_ORIGINS)', () => {
+describe('CORS for the operator-listed browser origins (CORS_ALLOWED_ORIGINS)', () => {
   describe('with origins listed', () => {
     let gateway: { app: NestFastifyApplication; base: string };
     beforeAll(async () => {

@@ -81,7 +81,7 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
   const logged: string[] = [];
   const JWT_SECRET = `conventions-${randomUUID()}`;
   // A session JWT (D-11): these routes need a principal. Its member is resolved over Kafka by the stand-in identity
-  // below (every member exists), since the gateway trusts no claim identity has not confirmed (issue 14).
+  // below (every member exists), since the gateway trusts no claim identity has not confirmed.
   let identity: { kafka: TestKafka; server: INestMicroservice } | undefined;
   const claims = { sub: randomUUID(), wid: randomUUID() }; // one member: resolved once, then cached
   const bearer = (): string => `Bearer ${jwt.sign(claims, JWT_SECRET, { expiresIn: 60 })}`;

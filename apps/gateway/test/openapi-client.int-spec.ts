@@ -24,13 +24,13 @@ const run = (args: string[], cwd: string): Promise<{ code: number; output: strin
   });
 
 /**
- * Issue 20: the document as a client generator sees it. openapi-typescript
+ * The document as a client generator sees it. openapi-typescript
  * generates types from the served document as a new user would (default
  * options), and `usage.ts` — a batch with a payload object, integer counts,
  * typed path parameters and errors, and what must not compile — type-checks
  * against them under `--strict`, generated file included (no skipLibCheck).
  */
-describe('issue 20: a client generated from GET /openapi.yaml', () => {
+describe('a client generated from GET /openapi.yaml', () => {
   let app: NestFastifyApplication;
   let dir: string;
   let document: string;

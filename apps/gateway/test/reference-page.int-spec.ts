@@ -41,13 +41,13 @@ interface OpenApiDocument {
 }
 
 /**
- * Issue 20: the reference page as a user meets it. The real `/docs` of a
+ * The reference page as a user meets it. The real `/docs` of a
  * gateway served here, in headless Chromium: every operation of the document
  * is on the page, and "Try it out" starts from values that the API accepts —
  * each pre-filled body (every named example of a body that is one of several
  * schemas) and each path parameter validates against its schema.
  */
-describe('issue 20: the reference page at GET /docs in a browser', () => {
+describe('the reference page at GET /docs in a browser', () => {
   let app: NestFastifyApplication;
   let browser: Browser | undefined;
   let page: Page;

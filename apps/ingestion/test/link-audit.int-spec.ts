@@ -33,7 +33,7 @@ import { LinkAuditWorker, type LinkAuditPass } from '../src/events/link-audit.wo
 const HOUR = 3_600_000;
 
 /**
- * The link audit (issue 19, ADR 0016) against a real correlation process,
+ * The link audit (ADR 0016) against a real correlation process,
  * Kafka and Postgres: a link lost on either side heals after one pass, and
  * events outside every session are not re-announced. Ingestion runs in
  * process with its schedule off (LINK_AUDIT_INTERVAL_MS=0) and no settle
@@ -247,7 +247,7 @@ describe('ingestion: the link audit heals lost links', () => {
   });
 
   it('summarises the BRIN ranges filled since the last pass, so a window is read through the index, not the whole table', async () => {
-    // Issue 17: Postgres summarises a BRIN range only at VACUUM; unsummarised, every pass scanned the whole table.
+    // Postgres summarises a BRIN range only at VACUUM; unsummarised, every pass scanned the whole table.
     await insertBulk(8000, `now() - interval '1 minute'`, 'now()', `jsonb_build_object('i', g)`);
     const summarize = `SELECT brin_summarize_new_values('"ingestion"."ix_activity_events_received_brin"'::regclass)::int AS ranges`;
     const [{ pages }] = await db.query<Array<{ pages: number }>>(
@@ -260,7 +260,7 @@ describe('ingestion: the link audit heals lost links', () => {
   });
 
   it('reads a window through the BRIN index, never by a sequential scan, where Postgres holds no statistics for the table', async () => {
-    // Issue 17: never analysed (a new table; a Postgres without autovacuum never analyses one), the
+    // Never analysed (a new table; a Postgres without autovacuum never analyses one), the
     // planner priced the BRIN path as the whole table and scanned all of it at every pass.
     await insertBulk(
       20000,

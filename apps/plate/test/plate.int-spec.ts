@@ -170,7 +170,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await expect(
       rpc.send(AssignPlateItem, { actor: actor(lead, 'report_only'), assigneeId: lead.memberId, title: 'x' }, { key: lead.memberId }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    // Issue 14: an impossible date breaks the contract itself now; no producer can send it.
+    // An impossible date breaks the contract itself; no producer can send it.
     await expect(assign(lead, lead, '2026-02-30')).rejects.toThrow(/plateDate must be a day that exists in the calendar/);
   });
 
@@ -188,7 +188,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     expect(await assign(lead, dev, day)).toMatchObject({ plateDate: day, activeCount: 2, capacity: 2 });
   });
 
-  it('keeps the newest version: a late, older member message does not undo a newer one (issue 15)', async () => {
+  it('keeps the newest version: a late, older member message does not undo a newer one', async () => {
     const dev = await member({ plateCapacity: 4, version: 5 });
     await known(dev);
     await publisher.publish(MemberState, { ...dev, plateCapacity: 1, version: 3 }, { key: dev.memberId });
@@ -198,7 +198,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     expect((await rpc.send(GetPlate, { actor: actor(dev) }, { key: dev.memberId })).capacity).toBe(4);
   });
 
-  it('assigns to a member its projection has not heard of when the command carries the resolved profile (issue 15: read-your-writes)', async () => {
+  it('assigns to a member its projection has not heard of when the command carries the resolved profile (read-your-writes)', async () => {
     const lead = await member();
     await known(lead);
     const fresh: MemberV1 = {
@@ -232,7 +232,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     await expect(rpc.send(GetPlate, { actor: me }, { key: fresh.memberId })).resolves.toMatchObject({ capacity: 1, activeCount: 1 });
   });
 
-  it('answers a caller it cannot place in a time zone UNAVAILABLE (retryable), never a UTC guess (issue 15)', async () => {
+  it('answers a caller it cannot place in a time zone UNAVAILABLE (retryable), never a UTC guess', async () => {
     const unknown: ActorV1 = { memberId: randomUUID(), workspaceId: workspace, scope: 'full', credential: 'api_token' };
     // Neither the projection nor the command knows the caller: no "today", and no page of a given day either.
     await expect(rpc.send(GetPlate, { actor: unknown }, { key: unknown.memberId })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
@@ -268,7 +268,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     ).rejects.toMatchObject({ code: 'ASSIGNEE_NOT_FOUND' });
   });
 
-  it('rebuilds every member from identity.members after its projection table was emptied and the service restarted (issue 15)', async () => {
+  it('rebuilds every member from identity.members after its projection table was emptied and the service restarted', async () => {
     const members = await Promise.all(Array.from({ length: 20 }, (_, i) => member({ plateCapacity: 10 + i })));
     await Promise.all(members.map((m) => known(m)));
     await app.get(DataSource).query(`DELETE FROM plate.members`);
@@ -282,7 +282,7 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     const [{ n }] = await app.get(DataSource).query<Array<{ n: string }>>(`SELECT count(*) AS n FROM plate.members`);
     expect(Number(n)).toBeGreaterThanOrEqual(members.length);
   });
-  it('a command delivered again (a replica killed before its offset commit) assigns one item, also when two replicas handle it at once (issue 19 chaos finding)', async () => {
+  it('a command delivered again (a replica killed before its offset commit) assigns one item, also when two replicas handle it at once', async () => {
     const lead = await member();
     const dev = await member({ plateCapacity: 3 });
     await Promise.all([known(lead), known(dev)]);

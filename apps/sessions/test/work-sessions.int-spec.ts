@@ -648,7 +648,7 @@ describe('sessions: work sessions', () => {
       expect([reversed.code, reversed.details]).toEqual(['VALIDATION_FAILED', [{ path: 'from', issue: 'from must not be after to' }]]);
     });
 
-    it('reads from/to as calendar dates in the member time zone across the DST switches (Europe/Berlin), 503 until the zone is known (issue 15: no UTC guess)', async () => {
+    it('reads from/to as calendar dates in the member time zone across the DST switches (Europe/Berlin), 503 until the zone is known (no UTC guess)', async () => {
       const actor = actorOf();
       const at = async (iso: string): Promise<SessionV1> =>
         send.start(actor, manual(iso, new Date(Date.parse(iso) + 60_000).toISOString()));
@@ -748,7 +748,7 @@ describe('sessions: work sessions', () => {
     });
   });
 
-  describe('members projection (issue 15)', () => {
+  describe('members projection', () => {
     it('rebuilds every member from identity.members after its table was emptied and the service restarted', async () => {
       const zones = ['Asia/Tokyo', 'Europe/Berlin', 'America/Lima', 'Pacific/Kiritimati', 'Australia/Adelaide'];
       const members = Array.from({ length: 15 }, (_, i) => ({ ...actorOf(), timezone: zones[i % zones.length] }));

@@ -66,7 +66,7 @@ function mutate(body: Record<string, unknown>, m: { pick: number; action: string
   else target[keys[m.pick % keys.length]] = m.value;
 }
 
-describe('compiled validation (issue 17)', () => {
+describe('compiled validation', () => {
   it('compiles the hot contracts (events batch, session commands) and their results', () => {
     for (const cls of [IngestEventsV1, StartSessionV1, contracts.IngestResultV1, contracts.SessionV1, contracts.ActorV1]) {
       expect(compiledCheck(cls)).not.toBeNull();

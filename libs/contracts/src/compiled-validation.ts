@@ -4,7 +4,7 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { getMetadataStorage, ValidationTypes, validateSync, type ValidationArguments, type ValidationError } from 'class-validator';
 
 /**
- * Issue 17: class-validator's rules compiled once per class into an ajv 8
+ * Class-validator's rules compiled once per class into an ajv 8
  * validator, so a valid message costs one compiled function call instead of a
  * class-validator walk (which collects each class's metadata again on every
  * `validate()`, for each of the 100 nested events of a batch).

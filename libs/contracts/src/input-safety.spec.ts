@@ -12,7 +12,7 @@ class Named {
   @IsString() @MaxCodePoints(3) name!: string;
 }
 
-describe('findUnsafeInput (issue 14)', () => {
+describe('findUnsafeInput', () => {
   it('names NUL and lone surrogates in values and keys, with D-1 paths', () => {
     const found = findUnsafeInput({
       events: [{ external_id: 'a\u0000b' }, { payload: { 'k\u0000': 1, ok: 'x\uD800', pair: '\uD83D\uDE00' } }],

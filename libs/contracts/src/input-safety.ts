@@ -2,7 +2,7 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 import type { ErrorDetail } from './error-codes';
 
 /**
- * Input every route refuses, whatever its fields (issue 14). One rule for all
+ * Input every route refuses, whatever its fields. One rule for all
  * of them: refuse with a field path, never store something else than what
  * was sent.
  *
@@ -46,9 +46,8 @@ export function textIssue(text: string): string | undefined {
 
 /**
  * A key as it can be shown in a path: control characters and surrogates
- * escaped. Every key of every body goes through here (issue 17: it was the
- * largest single function in the gateway's profile), so a key with nothing to
- * escape is returned as it is.
+ * escaped. Every key of every body goes through here, so a key with nothing
+ * to escape is returned as it is (ADR 0012 decision 3).
  */
 const printable = (key: string): string =>
   !UNPRINTABLE.test(key)

@@ -1,5 +1,5 @@
 /**
- * Every list reply is bounded in bytes as well as rows (issue 14): a page holds
+ * Every list reply is bounded in bytes as well as rows: a page holds
  * at most `limit` items and at most about this many bytes of them (the first
  * item always), so a reply stays far below the reply topic's record limit
  * (about 1 MB) whatever the items hold. A page cut short by bytes still has a

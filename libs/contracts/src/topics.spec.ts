@@ -21,7 +21,7 @@ describe('topic registry', () => {
     }
   });
 
-  it('keeps the member log forever, one latest state per member (issue 15: projections rebuild from it)', () => {
+  it('keeps the member log forever, one latest state per member (projections rebuild from it)', () => {
     expect(Topics.identityMembers).toMatchObject({ name: 'identity.members', retentionMs: -1, cleanupPolicy: 'compact' });
     expect(allTopics().filter((t) => t.cleanupPolicy === 'compact')).toEqual([Topics.identityMembers, Topics.identityTokens]);
   });

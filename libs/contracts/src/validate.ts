@@ -65,7 +65,7 @@ export function parsePayload<T extends object>(cls: PayloadClass<T>, plain: unkn
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new ContractViolation(contract, [{ path: '', issue: 'payload must be an object' }]);
   }
-  // Issue 14: what no Postgres column can hold (NUL, lone surrogates), nor any
+  // What no Postgres column can hold (NUL, lone surrogates), nor any
   // recursive step walk (depth), nor an object merge survive (__proto__),
   // never reaches a handler, whichever producer (the gateway, a connector) sent it.
   const unsafe = findUnsafeInput(plain);
@@ -75,7 +75,7 @@ export function parsePayload<T extends object>(cls: PayloadClass<T>, plain: unkn
       unsafe.map(({ path, issue }) => ({ path, issue })),
     );
   const instance = hydrate(cls, plain);
-  // Issue 17: the contract's compiled check; class-validator only names what it refuses.
+  // The contract's compiled check; class-validator only names what it refuses.
   const errors = validateWhitelisted(instance);
   if (errors.length > 0) throw new ContractViolation(contract, flattenValidationErrors(errors));
   return instance;

@@ -4,7 +4,7 @@ import { allTopics, Topics } from '@worktrack/contracts';
 import { ensureTopics, type KafkaClient } from '../src';
 import { eventually, platformTestClient } from './helpers';
 
-// Issue 14 and issue 21 against the real broker: a consumer that crashed for
+// Against the real broker: a consumer that crashed for
 // good makes the app not ready and reaches the fatal listeners; the janitor
 // deletes the private groups of replicas that are gone, and only those.
 
@@ -27,7 +27,7 @@ async function groupIds(c: KafkaClient): Promise<string[]> {
   return (await (await c.admin()).listGroups()).groups.map((g) => g.groupId);
 }
 
-describe('a consumer that crashed for good (issue 14)', () => {
+describe('a consumer that crashed for good', () => {
   it('makes the consumers check fail and tells the fatal listeners; a healthy one does not', async () => {
     const c = client('crasher');
     const topic = c.topic(Topics.plateCommands);
@@ -54,7 +54,7 @@ describe('a consumer that crashed for good (issue 14)', () => {
   });
 });
 
-describe('the private group janitor (issue 21)', () => {
+describe('the private group janitor', () => {
   it('deletes a gone replica’s Empty group of the family after two passes, never its own or one with members', async () => {
     const live = client('gw');
     const family = `${prefix}gateway.replies.`;

@@ -59,7 +59,7 @@ describe('migrate()', () => {
 });
 
 describe('createServiceDataSource()', () => {
-  // Issue 17, ADR 0012 decision 21: with millions of rows, correlation's relink
+  // ADR 0012 decision 21: with millions of rows, correlation's relink
   // passed jit_above_cost and was compiled with LLVM on every call (≈ 300 ms).
   it('opens connections that never JIT-compile a statement, however costly its plan', async () => {
     const url = process.env.DATABASE_URL ?? '';

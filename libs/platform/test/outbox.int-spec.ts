@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { allTopics, defineMessage, Header, Topics } from '@worktrack/contracts';
+import { allTopics, defineMessage, EventsLinked, Header, Topics } from '@worktrack/contracts';
 import { createLogger, createServiceDataSource, ensureTopics, KafkaClient, Metrics, migrate, readHeaders, withLogContext } from '../src';
-import { createOutboxTable, dropOutboxTable, enqueue, OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox';
+import { enqueue } from '../src/outbox/outbox';
+import { takeOutboxViolations } from '../src/outbox/outbox-check';
+import { OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox-relay';
+import { createOutboxTable, dropOutboxTable } from '../src/outbox/outbox-table';
 import { eventually, platformTestClient } from './helpers';
 
 class TickV1 {
@@ -62,8 +65,12 @@ async function dataSource(name: string): Promise<DataSource> {
   return ds;
 }
 
+/** `Tick` is this spec's own contract, not one of the product's, so these relays do not verify rows against the product's contracts. */
 function relay(ds: DataSource, kafka: KafkaClient, metrics: Metrics, opts: OutboxRelayOptions = { pollIntervalMs: 50 }): OutboxRelay {
-  return new OutboxRelay(ds, kafka, createLogger('outbox', process.env.LOG_LEVEL ?? 'silent', kafka.instanceId), metrics, opts);
+  return new OutboxRelay(ds, kafka, createLogger('outbox', process.env.LOG_LEVEL ?? 'silent', kafka.instanceId), metrics, {
+    verifyRows: false,
+    ...opts,
+  });
 }
 
 /** Enqueues `count` ticks per key in one committed transaction, keys interleaved; returns their message ids. */
@@ -175,7 +182,7 @@ describe('transactional outbox', () => {
       db.transaction((manager) => enqueue(manager, Tick, { memberId: 'bad', seq: 1, extra: 1 } as TickV1, { key: 'bad' })),
     ).rejects.toThrow(/extra/);
     await expect(enqueue(db.manager, Tick, { memberId: 'bad', seq: 1 }, { key: 'bad' })).rejects.toThrow(/transaction/);
-    // A row its topic could never take would block the relay for every key (issue 14): refused in the writer's transaction.
+    // A row its topic could never take would block the relay for every key: refused in the writer's transaction.
     await expect(
       db.transaction((manager) => enqueue(manager, Tick, { memberId: 'x'.repeat(1_100_000), seq: 1 }, { key: 'big' })),
     ).rejects.toThrow(/exceeds plate\.commands's 1048588-byte limit/);
@@ -246,7 +253,29 @@ describe('transactional outbox', () => {
     }
   });
 
-  it("wakes on the commit's NOTIFY (issue 17): what another connection enqueued is published with no poll", async () => {
+  it('verifying, records a row that does not match its contract, whoever wrote it, and publishes it all the same', async () => {
+    const metrics = new Metrics('outbox-v');
+    const messageId = randomUUID();
+    // A row written by hand, as a statement of its own could: `links` empty, `memberId` not a UUID.
+    await db.query(
+      `INSERT INTO "${schema}".outbox (topic, key, type, version, message_id, request_id, payload)
+       VALUES ($1, 'v', $2, $3, $4, NULL, '{"memberId": "v", "links": []}'::jsonb)`,
+      [EventsLinked.topic, EventsLinked.type, EventsLinked.version, messageId],
+    );
+    const r = relay(await dataSource('v'), client('relay-v'), metrics, { pollIntervalMs: 50, verifyRows: true });
+    r.start();
+    try {
+      await outboxDrained();
+    } finally {
+      await r.stop();
+    }
+    const violations = takeOutboxViolations();
+    expect(violations).toEqual([expect.objectContaining({ type: EventsLinked.type, version: 1, messageId })]);
+    expect(violations[0].reason).toMatch(/memberId/);
+    expect(violations[0].reason).toMatch(/links/);
+  });
+
+  it("wakes on the commit's NOTIFY: what another connection enqueued is published with no poll", async () => {
     const metrics = new Metrics('outbox-n');
     // Neither a poll nor a safety read within the test: only the NOTIFY can wake the relay.
     const r = relay(await dataSource('n'), client('relay-n'), metrics, { pollIntervalMs: 120_000 });
@@ -307,7 +336,7 @@ describe('transactional outbox', () => {
       );
       expect(killed).toEqual([{ ok: true }]);
       const second = replicas.find((x) => x !== first);
-      // Well within the 30 s safety read: the dead connection wakes its relay (issue 17).
+      // Well within the 30 s safety read: the dead connection wakes its relay.
       await eventually(() => second?.relay.holdsLock === true && !first.relay.holdsLock, 'the other replica to take over', 10_000);
       await round();
 

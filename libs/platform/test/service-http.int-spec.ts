@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, boundPort, createHttpApp, createLogger, loadConfig, Metrics, PlatformModule, ReadinessService } from '../src';
 
-// Issue 16: a service's HTTP app (probes and metrics only) answers its errors
+// A service's HTTP app (probes and metrics only) answers its errors
 // in the D-1 envelope without the gateway's mapping: unknown routes 404
 // NOT_FOUND, /readyz 503 UNAVAILABLE with Retry-After, /metrics 401
 // UNAUTHENTICATED without the operator credential; every answer has its x-request-id.
@@ -32,7 +32,7 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
   return { status: res.status, headers: res.headers, body: (await res.json()) as { error?: { code: string; message: string } } };
 };
 
-describe("a service's probe routes (issue 16)", () => {
+describe("a service's probe routes", () => {
   it('an unknown route is 404 NOT_FOUND in the envelope, with the request id echoed', async () => {
     const res = await get('/nope', { 'x-request-id': 'probe-404' });
     expect(res.status).toBe(404);

@@ -6,7 +6,7 @@ import { platformTestClient } from './helpers';
 
 /**
  * The topic settings the registry asks for are the broker's, not only the
- * registry's: issue 15's member log must really be log-compacted and kept
+ * registry's: the member log must really be log-compacted and kept
  * forever, also on a deployment whose topic was created before it was.
  */
 describe('ensureTopics on the broker', () => {
@@ -32,7 +32,7 @@ describe('ensureTopics on the broker', () => {
     return Object.fromEntries(described.resources[0].configEntries.map((e) => [e.configName, e.configValue]));
   };
 
-  it('creates identity.members log-compacted and kept forever, keyed partitions as registered (issue 15)', async () => {
+  it('creates identity.members log-compacted and kept forever, keyed partitions as registered', async () => {
     const prefix = runPrefix('members');
     const topic = topicName(Topics.identityMembers, prefix);
     expect(await ensureTopics(admin, [Topics.identityMembers], prefix)).toEqual([topic]);

@@ -160,14 +160,14 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
       expect(crash).toMatchObject({ code: 'INTERNAL' });
       expect((crash as Error).message).not.toContain('hunter2');
       expect((crash as Error).message).toContain('req-42');
-      // A result outside its contract is refused where it is received (issue 17: validated once).
+      // A result outside its contract is refused where it is received (validated once).
       await expect(client.send(Echo, { text: 'z', failWith: 'bad-result' }, { key: 'member-1' })).rejects.toMatchObject({
         code: 'INTERNAL',
         message: 'A service answered with an invalid reply.',
       });
       // The client side refuses to send outside it, naming the field.
       await expect(client.send(Echo, { text: 7 } as unknown as EchoV1, { key: 'member-1' })).rejects.toThrow(/text/);
-      // A client that leaves the check to the service (the gateway, issue 17): the service refuses it,
+      // A client that leaves the check to the service (the gateway): the service refuses it,
       // INTERNAL with the request id, and the handler never runs.
       const trusting = await startClient('client-trusting', 8_000, false);
       try {
@@ -237,7 +237,7 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
     }
   });
 
-  it('bounds all the commands of one request by its deadline: sent one after another, they answer within it (issue 21)', async () => {
+  it('bounds all the commands of one request by its deadline: sent one after another, they answer within it', async () => {
     const { server } = await startServer('server-request-deadline', 'echo-request-deadline');
     const client = await startClient('client-request-deadline', 2_000);
     try {
@@ -333,7 +333,7 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
     await client.stop();
   });
 
-  describe('one message never stops a service (issue 14)', () => {
+  describe('one message never stops a service', () => {
     it('answers a reply too large for its topic with an error reply, and serves the next command of the same key', async () => {
       const { server, metrics } = await startServer('server-oversize', 'echo-oversize');
       const client = await startClient('client-oversize');

@@ -30,7 +30,7 @@ interface Packed {
 }
 
 /**
- * Issue 20: `@worktrack/sdk` is publishable. `npm run build:sdk` builds the
+ * `@worktrack/sdk` is publishable. `npm run build:sdk` builds the
  * package as it would be published (dist/sdk); installed on its own in an
  * empty project — with only its declared dependency beside it, never this
  * repository's other modules — it loads, its declarations type-check under

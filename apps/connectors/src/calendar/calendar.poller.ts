@@ -29,7 +29,7 @@ class MemberZoneError extends Error {}
  * Polls each calendar connector's ICS feed on its interval (D-36). A good
  * feed is parsed and expanded over the window (lookback … lookahead) on a
  * worker thread (IcsWorker: the event loop stays free for webhooks), in the
- * linked member's time zone (all-day and floating times, issue 18), and
+ * linked member's time zone (all-day and floating times), and
  * diffed against the last good state: meetings that have started become
  * `calendar.meeting` events, later changes `.updated` / `.cancelled`; the
  * events and the new state are committed together as one pending delivery.
@@ -188,7 +188,7 @@ export class CalendarPoller implements OnApplicationBootstrap, OnModuleDestroy {
 }
 
 /**
- * The delivery-log note for events the reader left out (issue 18): how many,
+ * The delivery-log note for events the reader left out: how many,
  * and for each its UID (else its position), line and reason. null when none.
  */
 export function skipNote(skipped: readonly SkippedEvent[]): string | null {

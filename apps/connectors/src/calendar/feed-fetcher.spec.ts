@@ -6,7 +6,7 @@ import { ConnectorsConfig } from '../connectors.config';
 import { FeedFetcher, FeedFetchError } from './feed-fetcher';
 
 /**
- * Feed fetching against real local HTTP servers (issue 14, SSRF): loopback,
+ * Feed fetching against real local HTTP servers (SSRF): loopback,
  * private, link-local, metadata and mapped addresses are refused by default
  * — by the address the socket connects to, whether named by a literal or by
  * a host name — redirects are checked again, and no error text carries what

@@ -10,7 +10,7 @@ import { ConnectorsConfig } from '../connectors.config';
  * A feed could not be read. The message is shown on the connector
  * (`last_error`) and in the delivery log, so it never holds the URL (it may
  * carry a token), an address the host resolved to, or a byte of what the
- * server answered (issue 14: echoing a response makes the connector an oracle
+ * server answered (echoing a response makes the connector an oracle
  * on internal services).
  */
 export class FeedFetchError extends Error {}
@@ -18,7 +18,7 @@ export class FeedFetchError extends Error {}
 const MAX_REDIRECTS = 3;
 
 /**
- * Fetches an ICS feed (D-36, issue 14): a timeout for the whole exchange, a
+ * Fetches an ICS feed (D-36): a timeout for the whole exchange, a
  * size cap on the decoded body, at most 3 redirects. Unless
  * FEED_ALLOW_PRIVATE_HOSTS is on (local development and tests), the address
  * actually connected to must be a public unicast one — loopback, private,

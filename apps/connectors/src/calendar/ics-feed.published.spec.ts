@@ -8,7 +8,7 @@ import { runExpandJob } from './ics-job';
  * Published .ics exports (test/fixtures/calendar/published: the test files
  * the `ical@0.8.0` npm package ships, unmodified, provenance in
  * PROVENANCE.md there) read by our reader and by an independent one,
- * node-ical, file by file, event by event (issue 18). Nothing here is
+ * node-ical, file by file, event by event. Nothing here is
  * written per file: every .ics in the folder is read in six member zones
  * and two windows, and every occurrence's uid, start, end and all-day flag
  * must agree; every occurrence node-ical's EXDATEs remove must be absent
@@ -188,7 +188,7 @@ function theirs(file: string, memberZone: string, floatingZone: string, window: 
 
 const veventCount = (file: string): number => readFileSync(join(DIR, file), 'utf8').match(/^BEGIN:VEVENT\r?$/gm)?.length ?? 0;
 
-describe('published exports agree with node-ical (issue 18)', () => {
+describe('published exports agree with node-ical', () => {
   const applied = new Map<Difference, string[]>();
   const totals = { files: 0, vevents: 0, skipped: 0, occurrences: 0, allDayOccurrences: 0, excludedByExdate: 0 };
 

@@ -7,7 +7,7 @@ import { expandFeed, parseIcsFeed } from './ics-feed';
  * Real-world-shaped exports (test/fixtures/calendar/real-world, provenance in
  * PROVENANCE.md there) read by our reader and by an independent one,
  * node-ical: the instants of every occurrence in the window must agree
- * (issue 18). Expectations are not written by hand; node-ical is the oracle.
+ *. Expectations are not written by hand; node-ical is the oracle.
  * node-ical reads floating and all-day values in the process's zone, so each
  * case sets TZ to the zone our reader is told is the member's (or the
  * feed's X-WR-TIMEZONE, for floating times, which is what node-ical cannot
@@ -60,7 +60,7 @@ function ourOccurrences(text: string, memberZone: string): Occurrence[] {
   return instances.map((i) => ({ start: Date.parse(i.start), end: Date.parse(i.end) })).sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
-describe('real-world exports agree with node-ical (issue 18)', () => {
+describe('real-world exports agree with node-ical', () => {
   it.each<[string, string, string]>([
     ['google-team.ics', 'Europe/Berlin', 'Google: VTIMEZONE, weekly series since 2025, EXDATE list, moved override, all-day span'],
     ['outlook-windows-vtimezone.ics', 'Europe/Berlin', 'Exchange: Windows zone names with VTIMEZONEs, folded UIDs'],

@@ -101,14 +101,14 @@ describe('parseIcsFeed', () => {
     expect(error.message).toBe(message);
   });
 
-  it('never quotes what the URL answered in a feed-level error (issue 14: no SSRF oracle)', () => {
+  it('never quotes what the URL answered in a feed-level error (no SSRF oracle)', () => {
     const secret = 'root:x:0:0:internal-service-answer';
     expect(parseError(`${secret}\n`).message).not.toContain('root');
     expect(parseError(`BEGIN:VCALENDAR\nEND:VCALENDAR\n${secret}\n`).message).not.toContain('root');
     expect(parseError(`BEGIN:VCALENDAR\nEND:${secret}\n`).message).not.toContain('root');
   });
 
-  // Issue 18: one odd event never costs the feed; it is skipped and reported with its UID or position, line and reason.
+  // One odd event never costs the feed; it is skipped and reported with its UID or position, line and reason.
   it('skips a VEVENT holding a line that is not a content line, keeping the others', () => {
     const feed = parseIcsFeed(calendar('UID:a\nDTSTART:20261116T090000Z\nthis is not a property', 'UID:b\nDTSTART:20261116T100000Z'));
 
@@ -142,7 +142,7 @@ describe('parseIcsFeed', () => {
     expect(feed.events.map((e) => e.uid)).toEqual(['b']);
   });
 
-  it('gives a VEVENT without UID a stable id derived from its content and position (issue 18)', () => {
+  it('gives a VEVENT without UID a stable id derived from its content and position', () => {
     const text = calendar(
       'DTSTAMP:20261116T000000Z\nDTSTART:20261116T090000Z\nSUMMARY:Standup',
       'DTSTAMP:20261116T000000Z\nDTSTART:20261116T090000Z\nSUMMARY:Standup',
@@ -409,7 +409,7 @@ describe('expandInstances recurrence rules', () => {
     ]);
   });
 
-  it('matches an all-day override by the day its DATE-TIME RECURRENCE-ID names, in any member zone (issue 18)', () => {
+  it('matches an all-day override by the day its DATE-TIME RECURRENCE-ID names, in any member zone', () => {
     // Exchange names the day as zoned midnight; others in UTC (read in X-WR-TIMEZONE). Either replaces that day's occurrence.
     const text = calendar(
       'UID:h\nDTSTART;VALUE=DATE:20261116\nDTEND;VALUE=DATE:20261117\nRRULE:FREQ=DAILY;COUNT=3\nSUMMARY:Home',
@@ -447,7 +447,7 @@ describe('expandInstances recurrence rules', () => {
     ]);
   });
 
-  it('jumps a decade-old daily series ahead to the window: this week, within the per-series bound (issue 18)', () => {
+  it('jumps a decade-old daily series ahead to the window: this week, within the per-series bound', () => {
     const text = calendar('UID:d\nDTSTART;TZID=Europe/Berlin:20160104T093000\nRRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR');
     const result = expandFeed(parseIcsFeed(text), window('2026-11-16T00:00:00Z', '2026-11-23T00:00:00Z'), { perSeries: 50, perFeed: 100 });
 

@@ -7,7 +7,7 @@ import { canonicalIana, ianaZoneFor } from './time-zones';
  * occurrences of a time window. Pure: no I/O, no clock, and results depend
  * on nothing but the arguments.
  *
- * One odd event never costs the feed (issue 18): the feed's structure
+ * One odd event never costs the feed: the feed's structure
  * (BEGIN/END nesting) is checked as a whole, then each VEVENT is parsed and
  * checked on its own; a VEVENT that cannot be read is left out and reported
  * in `skipped` (UID or position, line, reason) and the others are kept.
@@ -58,7 +58,7 @@ export const MAX_SEQUENCE = 2_147_483_647;
  * The feed as a whole is not a usable VCALENDAR. `line` is the 1-based
  * physical line when it is known. The message never quotes the feed's
  * content: it is shown on the connector, and echoing what a URL answered
- * would let a feed URL probe internal services (issue 14).
+ * would let a feed URL probe internal services.
  */
 export class IcsParseError extends Error {
   override readonly name = 'IcsParseError';

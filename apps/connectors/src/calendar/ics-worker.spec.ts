@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { IcsWorker } from './ics-worker';
 import { runExpandJob } from './ics-job';
 
-/** The worker thread gives what the in-process reader gives, and leaves the event loop free meanwhile (issue 18). */
+/** The worker thread gives what the in-process reader gives, and leaves the event loop free meanwhile. */
 describe('IcsWorker', () => {
   const worker = new IcsWorker();
   afterAll(() => worker.onModuleDestroy());

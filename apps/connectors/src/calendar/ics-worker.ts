@@ -46,7 +46,7 @@ interface Pending {
 }
 
 /**
- * Parses and expands calendar feeds on a worker thread (issue 18), so a large
+ * Parses and expands calendar feeds on a worker thread, so a large
  * feed never holds the event loop that answers webhooks (Slack gives 3 s).
  * One worker per process, created on first use and replaced when it crashes
  * or a job overruns EXPAND_TIMEOUT_MS; its heap is bounded.

@@ -2,7 +2,7 @@ import { findIana, IANA_ALIAS_MAP } from 'windows-iana';
 
 /**
  * The IANA zone a feed's TZID means, when the feed does not define it with a
- * VTIMEZONE of its own (issue 18). Real exports name zones in several ways:
+ * VTIMEZONE of its own. Real exports name zones in several ways:
  *
  * - IANA names (`Europe/Berlin`), also with a vendor prefix
  *   (`/mozilla.org/20050126_1/Europe/Berlin`, `/Europe/Berlin`);

@@ -92,7 +92,7 @@ export class DeliveryProcessor implements OnApplicationBootstrap, OnModuleDestro
       }
       if (err instanceof ContractViolation) {
         // The mapped events can never be stored (the command they make breaks its contract): retrying would
-        // only repeat the refusal for a day. Failed at once, with the reason in the delivery log (issue 14).
+        // only repeat the refusal for a day. Failed at once, with the reason in the delivery log.
         const detail = `the mapped events break the ${err.contract} contract: ${err.details
           .slice(0, 5)
           .map((d) => `${d.path} ${d.issue}`)

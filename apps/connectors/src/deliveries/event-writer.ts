@@ -92,7 +92,7 @@ export class EventWriter {
   }
 
   /**
-   * The IANA time zone of the member the connector acts as (issue 18: all-day
+   * The IANA time zone of the member the connector acts as (all-day
    * and floating calendar times are read in it), from identity's own record
    * of the member (GetMe, D-13) asked as the connector's credential.
    */

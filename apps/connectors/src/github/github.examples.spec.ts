@@ -5,7 +5,7 @@ import { mapGithubDelivery } from './github.mapper';
 /**
  * GitHub's own published example payloads (`@octokit/webhooks-examples`,
  * generated from GitHub's webhook documentation) for every event the
- * connector subscribes to, every action in them (issue 18): each maps or is
+ * connector subscribes to, every action in them: each maps or is
  * ignored with a reason, never refused as invalid; what is stored is bounded
  * metadata; a push is timed by the push itself.
  */

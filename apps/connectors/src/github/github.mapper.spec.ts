@@ -21,7 +21,7 @@ const mapOne = (event: string, body: unknown, account: string | null = null): Ma
 
 describe('mapGithubDelivery', () => {
   describe('push', () => {
-    it('maps a push to one event of metadata, timed by the push (repository.pushed_at), not the head commit (issue 18)', () => {
+    it('maps a push to one event of metadata, timed by the push (repository.pushed_at), not the head commit', () => {
       expect(mapOne('push', fixture('push'))).toEqual({
         sourceType: 'github',
         eventType: 'push',
@@ -46,7 +46,7 @@ describe('mapGithubDelivery', () => {
       });
     });
 
-    it('keeps a rebased push at its push time although the head commit was authored days before (issue 18)', () => {
+    it('keeps a rebased push at its push time although the head commit was authored days before', () => {
       const event = mapOne('push', patch('push', { 'head_commit.timestamp': '2026-05-01T09:00:00Z' }));
       expect(event.occurredAt).toBe('2026-05-14T08:22:11.000Z');
     });

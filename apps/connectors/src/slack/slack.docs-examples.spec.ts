@@ -5,7 +5,7 @@ import { mapSlackEnvelope } from './slack.mapper';
 
 /**
  * Slack's documented example events (test/fixtures/slack/docs, provenance in
- * PROVENANCE.md there), issue 18: every one is handled — mapped to the
+ * PROVENANCE.md there): every one is handled — mapped to the
  * expected type, or ignored with a reason (thread metadata, hidden notices,
  * bots) — and none is refused, since a refusal makes Slack retry and
  * eventually disable the app.

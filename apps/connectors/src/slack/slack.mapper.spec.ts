@@ -261,7 +261,7 @@ describe('mapSlackEnvelope', () => {
       expect(map(patch(name, changes))).toEqual({ kind: 'invalid', reason });
     });
 
-    // Issue 18: a signed, well-formed envelope is acknowledged; an inner event Slack shaped unexpectedly is logged as ignored.
+    // A signed, well-formed envelope is acknowledged; an inner event Slack shaped unexpectedly is logged as ignored.
     it.each<[string, Record<string, unknown>, string, string]>([
       ['message', { 'event.ts': 1778749320 }, 'message', 'event.ts is missing or not a string'],
       ['reaction_added', { 'event.item': undefined }, 'reaction_added', 'event.item is missing or not an object'],

@@ -15,7 +15,7 @@ const group: EventGroupOptions = { group: 'correlation.events', concurrency: 12,
 export class CorrelationLinksConsumer {
   constructor(private readonly links: LinksService) {}
 
-  /** Issue 17: the EventsStored of one fetched partition batch together, in one transaction. */
+  /** The EventsStored of one fetched partition batch together, in one transaction. */
   @HandleEvents(EventsStored, group)
   eventsStored(@Payload() messages: Array<PayloadOf<typeof EventsStored>>) {
     return this.links.onEventsStoredMany(messages);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { EventsLinked, type EventsLinkedV1 } from '@worktrack/contracts';
-import { enqueueMany } from '@worktrack/platform';
+import { EventLinkV1, EventsLinked, type EventsLinkedV1 } from '@worktrack/contracts';
+import { enqueueMany, jsonArraySql, outboxInsertSql } from '@worktrack/platform';
 import type { ChangedLink } from './links.repository';
 
 /** About 110 bytes a link as JSON: 2,000 links are ~220 KB a message. */
@@ -17,7 +17,7 @@ export class LinksPublisher {
    * One message per LINKS_PER_MESSAGE changed links (same key, so in order): a
    * session change can relink any number of events, and one message must stay
    * far below the topic's record limit, or its outbox row would block the relay
-   * for every member (issue 14).
+   * for every member.
    */
   async changed(manager: EntityManager, memberId: string, changed: ChangedLink[]): Promise<void> {
     if (changed.length === 0) return;
@@ -35,4 +35,26 @@ export class LinksPublisher {
     }
     await enqueueMany(manager, EventsLinked, messages);
   }
+}
+
+/**
+ * The EventsLinked rows correlation's PL/pgSQL functions write (ADR 0012
+ * decisions 16 and 20, migration 1764020000000), built from the contract:
+ * one row per group of `from`, whose rows `l` hold `event_id`, `session_id`
+ * and `link_version`, keyed and addressed by `memberId` (an SQL expression),
+ * the links in event id order; message ids are generated, the request id is
+ * the function's `p_request_id`.
+ */
+export function linksInsertSql(schema: string, memberId: string, from: string): string {
+  return outboxInsertSql(EventsLinked, {
+    schema,
+    key: memberId,
+    messageId: 'gen_random_uuid()',
+    requestId: 'p_request_id',
+    payload: {
+      memberId,
+      links: jsonArraySql(EventLinkV1, { eventId: 'l.event_id', sessionId: 'l.session_id', version: 'l.link_version' }, 'l.event_id'),
+    },
+    from,
+  });
 }

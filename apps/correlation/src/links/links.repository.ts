@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventsLinked } from '@worktrack/contracts';
-import { outboxTarget, queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
+import { queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
   event_id: string;
@@ -37,15 +36,13 @@ export interface HeldLink extends ChangedLink {
 @Injectable()
 export class LinksRepository {
   private readonly s: string;
-  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     this.s = `"${schemaOf(dataSource)}"`;
-    this.outbox = outboxTarget(schemaOf(dataSource));
   }
 
   /**
-   * A transaction holding the locks of several members (issue 17: a fetched
+   * A transaction holding the locks of several members (a fetched
    * batch of event messages in one transaction), taken in the order of their
    * keys, so two such transactions never wait for each other in a cycle.
    */
@@ -69,8 +66,8 @@ export class LinksRepository {
    * `applySessionChange`), and writes the links of the new ones that got a
    * session to the outbox as EventsLinked messages (per member, at most
    * `linksPerMessage` links each, keyed by the member id as given), under
-   * the locks of all their members: one call (issue 17, ADR 0012 decision
-   * 20) to `correlation.link_events` (migration 1764010000001), autocommitted
+   * the locks of all their members: one call (ADR 0012 decision
+   * 20) to `correlation.link_events` (migration 1764020000000), autocommitted
    * on its own, or in the transaction of `manager` when given (its locks are
    * then held already). The messages hold UUIDs and versions read from the
    * rows, valid by construction; a commit that queued any wakes the relay
@@ -81,7 +78,7 @@ export class LinksRepository {
     outbox: { linksPerMessage: number; requestId: string | null },
     manager?: EntityManager,
   ): Promise<number> {
-    const sql = `SELECT ${this.s}.link_events($1::text[], $2::uuid[], $3::timestamptz[], $4, $5, $6, $7, $8, $9) AS messages`;
+    const sql = `SELECT ${this.s}.link_events($1::text[], $2::uuid[], $3::timestamptz[], $4, $5) AS messages`;
     const params = [
       events.map((e) => e.memberId),
       events.map((e) => e.eventId),
@@ -95,9 +92,9 @@ export class LinksRepository {
   }
 
   /**
-   * Applies a session change in one autocommitted round trip (issue 17, ADR
+   * Applies a session change in one autocommitted round trip (ADR
    * 0012 decision 16): `correlation.apply_session_change` (migration
-   * 1764010000000) takes the member's lock, ignores a stale or repeated
+   * 1764020000000) takes the member's lock, ignores a stale or repeated
    * revision, stores the interval, relinks by D-31's rule the events that
    * occurred in the old or new interval (the session whose [started_at,
    * closed_at) contains occurred_at, open-ended while live, the latest
@@ -111,15 +108,15 @@ export class LinksRepository {
   ): Promise<number> {
     const rows = await queryPrepared<{ changed: number }>(
       this.dataSource,
-      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS changed`,
+      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8) AS changed`,
       [change.sessionId, change.memberId, change.startedAt, change.closedAt, change.revision, change.memberId, ...this.linksOutbox(outbox)],
     );
     return rows[0]?.changed ?? 0;
   }
 
-  /** The functions' last six arguments: how their EventsLinked messages are chunked, what they are and which relay to wake. */
+  /** The functions' last two arguments: how many links an EventsLinked message holds, and the request id of its rows. */
   private linksOutbox(outbox: { linksPerMessage: number; requestId: string | null }): unknown[] {
-    return [outbox.linksPerMessage, EventsLinked.topic, EventsLinked.type, EventsLinked.version, outbox.requestId, this.outbox.channel];
+    return [outbox.linksPerMessage, outbox.requestId];
   }
 
   /**

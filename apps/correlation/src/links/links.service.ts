@@ -32,7 +32,7 @@ export class LinksService {
 
   /**
    * Several EventsStored messages (of one partition, in order) together
-   * (issue 17): one call inserts all their events under their members' locks
+   *: one call inserts all their events under their members' locks
    * and queues the links of every member. A repeated event is a no-op: only
    * new events are inserted (already linked), and only their links
    * published. A replayed message (ingestion's link audit, ADR 0016) also
@@ -93,7 +93,7 @@ export class LinksService {
     for (const [memberId, links] of byMember) await this.publisher.changed(manager, memberId, links);
   }
 
-  /** One round trip (issue 17): the lock, the revision check, the interval, the relink and its messages. */
+  /** One round trip: the lock, the revision check, the interval, the relink and its messages. */
   async onSessionChanged(change: SessionChangedV1): Promise<void> {
     await this.links.applySessionChange(
       {

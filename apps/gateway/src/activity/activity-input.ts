@@ -25,7 +25,7 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   const prefix = (i: number): string => (batch ? `events[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
   const dto = batch ? hydrate(ActivityBatchDto, body) : hydrate(ActivityEventDto, body);
-  const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto)); // issue 17: compiled
+  const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto)); // the compiled check first
   const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
   if (!Array.isArray(events)) throw invalidActivity(details);
 

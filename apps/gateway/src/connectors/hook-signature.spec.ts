@@ -6,7 +6,7 @@ const gh = (secret: string, body: Buffer) => `sha256=${createHmac('sha256', secr
 const slack = (secret: string, ts: string, body: Buffer) =>
   `v0=${createHmac('sha256', secret).update(`v0:${ts}:`).update(body).digest('hex')}`;
 
-describe('edge signature checks (issue 14, D-36)', () => {
+describe('edge signature checks (D-36)', () => {
   it('GitHub: accepts the right HMAC over the exact bytes only', () => {
     expect(checkGithub('s3cret', gh('s3cret', raw), raw)).toEqual({ ok: true });
     expect(checkGithub('s3cret', gh('s3cret', raw).toUpperCase().replace('SHA256', 'sha256'), raw)).toEqual({ ok: true });

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Provider signature checks at the edge (issue 14, ADR 0011), the same
+ * Provider signature checks at the edge (ADR 0011), the same
  * algorithms the connectors service applies (D-36): GitHub's
  * `X-Hub-Signature-256` (`sha256=` + hex HMAC-SHA256 of the raw bytes) and
  * Slack's v0 signature (HMAC-SHA256 over `v0:<timestamp>:<raw body>`, the

@@ -7,7 +7,7 @@ type WithRaw = FastifyRequest & { [RAW]?: Buffer };
 export const HOOKS_PREFIX = '/hooks/';
 const isHook = (request: FastifyRequest): boolean => request.url.startsWith(HOOKS_PREFIX);
 
-/** GitHub delivers up to 25 MB (issue 18); the API keeps its own, smaller limit. */
+/** GitHub delivers up to 25 MB; the API keeps its own, smaller limit. */
 export const DEFAULT_HOOK_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /**
@@ -24,7 +24,7 @@ export function registerBodyParsers(fastify: FastifyInstance, hookBodyLimit = DE
     if (route.url.startsWith(HOOKS_PREFIX)) route.bodyLimit = hookBodyLimit;
   });
   // Prototype keys are left to the input guard (http/input-guard.ts), which refuses them with
-  // PROTOTYPE_POISONING and a path; this parser would only say INVALID_JSON (issue 14).
+  // PROTOTYPE_POISONING and a path; this parser would only say INVALID_JSON.
   const json = fastify.getDefaultJsonParser('ignore', 'ignore');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {

@@ -8,7 +8,7 @@ const commit = (i: number, files: number) => ({
   added: Array.from({ length: files }, (_, f) => `path/to/file-${f}.ts`),
 });
 
-describe('reduceGithubDelivery (issue 18, ADR 0011)', () => {
+describe('reduceGithubDelivery (ADR 0011)', () => {
   it('keeps every commit (so counts stay exact) and the head commit, and fits the bound', () => {
     const body = {
       ref: 'refs/heads/main',

@@ -1,5 +1,5 @@
 /**
- * Issue 18, ADR 0011: the bounded form of a verified GitHub delivery too
+ * ADR 0011: the bounded form of a verified GitHub delivery too
  * large to forward as received (GitHub sends up to 25 MB; the command topic
  * takes 4 MiB). The shape is GitHub's own — same keys, so the connectors'
  * mapper reads it as it reads any delivery — with:

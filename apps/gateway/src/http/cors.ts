@@ -10,7 +10,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
 export const CORS_MAX_AGE_SECONDS = 600;
 
 /**
- * Issue 20: browsers of the operator-listed origins (CORS_ALLOWED_ORIGINS,
+ * Browsers of the operator-listed origins (CORS_ALLOWED_ORIGINS,
  * exact matches) may call the API; the preflight is answered 204 before
  * authentication. Nothing is registered when the list is empty, so no CORS
  * header is ever sent. The origin is decided by a function rather than

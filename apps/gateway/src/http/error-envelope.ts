@@ -6,7 +6,7 @@ import { httpLayerErrorOptions } from './http-layer-errors';
 /**
  * The gateway's one error mapping (D-1, D-2): every error a request can meet —
  * a route's, Fastify's own (bad JSON, size, media type), the router's and the
- * HTTP parser's (issue 14) — leaves as the D-1 envelope.
+ * HTTP parser's — leaves as the D-1 envelope.
  */
 export function gatewayErrors(logger: AppLogger): HttpErrorHandling {
   return { send: (error, request, reply) => sendError(logger, error, request, reply), fastify: httpLayerErrorOptions(logger) };

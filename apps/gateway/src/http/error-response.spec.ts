@@ -67,7 +67,7 @@ describe('D-2 error codes', () => {
     });
   });
 
-  it('says UNAVAILABLE (503) for a transient dependency failure (issue 19), never the driver message', () => {
+  it('says UNAVAILABLE (503) for a transient dependency failure, never the driver message', () => {
     const res = toErrorResponse(
       new QueryFailedError('insert', [], pgError('57P01', 'terminating connection due to administrator command')),
       'req-1',

@@ -43,7 +43,7 @@ function fromFrameworkError(err: { code?: unknown; statusCode?: unknown }): Erro
     default:
       break;
   }
-  // Prototype keys never reach a parser that refuses them: the gateway's input guard answers PROTOTYPE_POISONING (issue 14).
+  // Prototype keys never reach a parser that refuses them: the gateway's input guard answers PROTOTYPE_POISONING.
   if (err.statusCode === 400 && (code.startsWith('FST_ERR_CTP') || (err as Error).name === 'SyntaxError')) {
     return respond(ErrorCode.INVALID_JSON, 'The request body is not valid JSON.');
   }

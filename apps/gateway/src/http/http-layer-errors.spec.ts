@@ -1,7 +1,7 @@
 import { clientErrorBody } from './http-layer-errors';
 import { toErrorResponse } from './error-response';
 
-describe('HTTP-layer errors in the D-1 envelope (issue 14)', () => {
+describe('HTTP-layer errors in the D-1 envelope', () => {
   it.each([
     ['HPE_HEADER_OVERFLOW', 431, 'HEADERS_TOO_LARGE'],
     ['HPE_INVALID_METHOD', 404, 'NOT_FOUND'],

@@ -3,7 +3,7 @@ import { ErrorCode, findUnsafeInput, type UnsafeInput } from '@worktrack/contrac
 import { DomainError } from '@worktrack/platform';
 
 /**
- * Issue 14, applied once for every route at the edge, before any DTO or
+ * Hostile input, refused once for every route at the edge, before any DTO or
  * handler sees the request:
  *
  * - a body with a `Content-Encoding` other than `identity` is 415 (the

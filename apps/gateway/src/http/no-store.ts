@@ -4,11 +4,11 @@ import type { FastifyInstance } from 'fastify';
 const PRIVATE = /^\/(v1\/|status$)/;
 
 /**
- * Issue 14: member data must not be kept by browsers, proxies or CDNs. Every
+ * Member data must not be kept by browsers, proxies or CDNs. Every
  * /v1 answer (and /status) carries `Cache-Control: no-store`, set as the
  * request arrives, so refusals by the limits and guards carry it as well as
  * the handlers' answers and errors. A Fastify hook rather than a Nest
- * interceptor (issue 17, ADR 0012): with no interceptor, Nest runs no RxJS
+ * interceptor (ADR 0012): with no interceptor, Nest runs no RxJS
  * pipeline and binds no async resource per request.
  */
 export function registerNoStore(fastify: FastifyInstance): void {

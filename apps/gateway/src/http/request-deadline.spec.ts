@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { requestDeadline } from '@worktrack/platform';
 import { registerRequestDeadline } from './request-deadline';
 
-// Issue 21: what a route handler (and every command it sends) sees as the request's deadline.
+// What a route handler (and every command it sends) sees as the request's deadline.
 
 @Controller()
 class DeadlineController {
@@ -18,7 +18,7 @@ class DeadlineController {
 @Module({ controllers: [DeadlineController] })
 class DeadlineModule {}
 
-describe('the request deadline (issue 21)', () => {
+describe('the request deadline', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {

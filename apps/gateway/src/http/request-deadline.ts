@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { requestDeadline } from '@worktrack/platform';
 
 /**
- * Issue 21 (D-2, "never a hang"): each request is answered within
+ * D-2 ("never a hang"): each request is answered within
  * REQUEST_TIMEOUT_MS of its body having arrived, however many commands it
  * sends one after another (a token or member lookup, then the command). The
  * deadline is set once the request is parsed, for everything that serves it;

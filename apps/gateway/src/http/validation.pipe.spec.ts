@@ -6,7 +6,7 @@ import { ActivityBatchDto } from '../activity/activity.dto';
 import { CloseSessionDto, ListSessionsQueryDto, PauseSessionDto, SessionIdParam, StartSessionDto } from '../sessions/sessions.dto';
 import { gatewayValidationPipe } from './validation.pipe';
 
-/** The pipe as it was before issue 17: class-transformer and class-validator only. */
+/** The reference: Nest's pipe with class-transformer and class-validator only. */
 const reference = new ValidationPipe({
   whitelist: true,
   forbidNonWhitelisted: true,
@@ -39,7 +39,7 @@ const bodies: Input[] = [
 /** Converts `limit` with `@Type(() => Number)`: not compiled, ValidationPipe answers. */
 const queries: Input[] = [[ListSessionsQueryDto, () => ({ state: 'active', limit: '20', from: '2026-11-01' }), 'query']];
 
-describe('the gateway validation pipe (compiled check first, issue 17)', () => {
+describe('the gateway validation pipe (compiled check first)', () => {
   it.each(bodies)('answers a valid %p with a DTO instance on the compiled path, as ValidationPipe does', async (dto, body, type) => {
     expect(compiledCheck(dto)).not.toBeNull();
     const metadata: ArgumentMetadata = { type, metatype: dto };

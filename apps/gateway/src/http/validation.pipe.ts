@@ -5,7 +5,7 @@ import { DomainError } from '@worktrack/platform';
 type Ctor = new () => object;
 
 /**
- * Nest's ValidationPipe with the DTO's compiled check first (issue 17): a
+ * Nest's ValidationPipe with the DTO's compiled check first: a
  * valid body, query or set of path parameters whose DTO compiles
  * (libs/contracts compiled-validation: the same class-validator rules as one
  * ajv function) becomes the DTO instance without class-transformer's deep

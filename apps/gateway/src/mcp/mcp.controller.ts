@@ -13,7 +13,7 @@ import { GatewayConfig } from '../gateway.config';
 export const MCP_PATH = 'mcp';
 
 /**
- * Issue 20: the MCP server over streamable HTTP at /mcp, stateless (a server
+ * The MCP server over streamable HTTP at /mcp, stateless (a server
  * and transport per request). The route is behind the same guards as the API
  * (authentication, scope rule `read`, the D-5 limit): without a valid bearer
  * it answers 401 UNAUTHENTICATED before any tool is listed. The tools call

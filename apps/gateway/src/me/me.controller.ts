@@ -29,7 +29,7 @@ export class MeController {
     return { data: presentMember(member) };
   }
 
-  /** Issue 15: the caller changes their own timezone, working hours or display name. */
+  /** The caller changes their own timezone, working hours or display name. */
   @Patch()
   @Access('full')
   @ApiOperation({

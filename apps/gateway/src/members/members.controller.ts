@@ -11,7 +11,7 @@ import { ApiData, ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams } from '../openapi/validation-schemas';
 import { ManagedMemberBody, MemberIdParam, presentManagedMember, UpdateMemberDto } from './members.dto';
 
-/** Owners and admins manage their workspace's members (issue 15). A member of another workspace is a missing one (D-7). */
+/** Owners and admins manage their workspace's members. A member of another workspace is a missing one (D-7). */
 @Controller('members')
 export class MembersController {
   constructor(

@@ -24,7 +24,7 @@ const { defaultMetadataStorage } = createRequire(__filename)('class-transformer/
   defaultMetadataStorage: TransformerMetadataStorage;
 };
 
-/** The shared rules of `@worktrack/contracts` (issue 14), as JSON Schema. */
+/** The shared rules of `@worktrack/contracts`, as JSON Schema. */
 const additionalConverters: ISchemaConverters = {
   maxCodePoints: (meta) => ({ type: 'string', maxLength: meta.constraints?.[0] as number }),
   isDateTime: { type: 'string', format: 'date-time', pattern: RFC3339_PATTERN.source },

@@ -103,7 +103,7 @@ export class PlateController {
   }
 
   /**
-   * D-35 with read-your-writes (issue 15): the assignee is resolved with
+   * D-35 with read-your-writes: the assignee is resolved with
    * identity (cached like credentials), so a member created a moment ago is
    * assignable at once and a deactivated one is not.
    */

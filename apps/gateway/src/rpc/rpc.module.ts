@@ -6,7 +6,7 @@ export const RpcModule = CommandClientModule.register({
   config: GatewayConfig,
   timeoutMs: (config) => config.REQUEST_TIMEOUT_MS,
   replies: 'gatewayReplies',
-  // Issue 17: every command is built from a request the DTO pipe and the use case validated;
+  // Every command is built from a request the DTO pipe and the use case validated;
   // the service validates it again on receipt (a mismatch is a 500 either way).
   validateCommands: false,
 });

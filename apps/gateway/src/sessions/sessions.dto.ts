@@ -28,7 +28,7 @@ import {
 
 /**
  * The shared date rules of the contracts (a real day and time, offsets
- * within ±14:00, years kept to four digits: issue 14), documented as `format`
+ * within ±14:00, years kept to four digits), documented as `format`
  * and `pattern` with the property's description (a function replaces what
  * the rules would give: class-validator-jsonschema would otherwise make a
  * nullable property's custom rule a reference to `Object`).

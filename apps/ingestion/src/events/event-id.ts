@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid';
  * stored twice even without an external_id.
  */
 export function eventId(receivedAtMs: number, messageId: string, index: number): string {
-  // crypto.hash: the same SHA-256 as createHash().update().digest() without a Hash object per event (issue 17).
+  // crypto.hash: the same SHA-256 as createHash().update().digest() without a Hash object per event.
   const random = hash('sha256', `${messageId}:${index}`, 'buffer').subarray(0, 16);
   return uuidv7({ msecs: receivedAtMs, random: Uint8Array.from(random) });
 }

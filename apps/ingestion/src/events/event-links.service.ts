@@ -31,7 +31,7 @@ export class EventLinksService {
 
   /**
    * Several EventsLinked messages (of one partition, in order) in one
-   * statement (issue 17): per event, only the newest version given counts, as
+   * statement: per event, only the newest version given counts, as
    * if they had been applied one after the other.
    */
   async applyMany(messages: EventsLinkedV1[]): Promise<void> {

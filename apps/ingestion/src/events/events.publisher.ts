@@ -1,26 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EventsStored, type ActorV1 } from '@worktrack/contracts';
-import { checkedOutboxPayload, currentRequestId } from '@worktrack/platform';
+import type { EntityManager } from 'typeorm';
+import { EventsStored, StoredEventRefV1, type ActorV1, type EventsStoredV1 } from '@worktrack/contracts';
+import {
+  checkedOutboxPayload,
+  currentRequestId,
+  enqueueMany,
+  jsonArraySql,
+  outboxInsertSql,
+  type QueuedMessage,
+} from '@worktrack/platform';
 
 /** What `toISOString` gives for years 0000–9999: always a valid strict ISO 8601 instant. */
 const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** An EventsStored reference is under 100 bytes of JSON: this many stay under 1 MB by far. */
 const MAX_ROWS_UNCHECKED = 5_000;
 
-/** The outbox row's headers: the insert statement writes the payload from the rows it inserted. */
-export interface QueuedMessage {
-  topic: string;
-  type: string;
-  version: number;
-  messageId: string;
-  requestId: string | null;
+/**
+ * What the insert statement offers the EventsStored row: SQL expressions of
+ * the member and workspace ids, and `fresh`, the rows it inserted as
+ * `(id, oc, n)` — event id, `occurredAt` as given, position in the batch.
+ */
+export interface StoredRefs {
+  memberId: string;
+  workspaceId: string;
 }
 
 /**
  * Newly stored events on `ingestion.events`, for correlation, keyed by member
  * id: queued by the statement that stores them (`EventsRepository.insertBatchQueued`,
- * one statement, issue 17), so published if and only if it commits.
+ * one statement), so published if and only if it commits.
  */
 @Injectable()
 export class EventsPublisher {
@@ -32,7 +41,7 @@ export class EventsPublisher {
    * four-digit years or the batch is huge; then the contract check runs here over
    * every row, a superset of what the statement writes.
    */
-  stored(actor: Pick<ActorV1, 'memberId' | 'workspaceId'>, rows: Array<{ id: string; occurredAt: string }>): QueuedMessage {
+  stored(actor: Pick<ActorV1, 'memberId' | 'workspaceId'>, rows: Array<{ id: string; occurredAt: string }>): QueuedMessage<StoredRefs> {
     if (rows.length > MAX_ROWS_UNCHECKED || !rows.every((r) => CANONICAL_INSTANT.test(r.occurredAt))) {
       checkedOutboxPayload(EventsStored, {
         memberId: actor.memberId,
@@ -40,12 +49,30 @@ export class EventsPublisher {
         events: rows.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
       });
     }
-    return {
-      topic: EventsStored.topic,
-      type: EventsStored.type,
-      version: EventsStored.version,
-      messageId: randomUUID(),
-      requestId: currentRequestId() ?? null,
-    };
+    return { messageId: randomUUID(), requestId: currentRequestId() ?? null, insertSql: storedSql };
+  }
+
+  /** EventsStored messages the link audit replays (ADR 0016), each keyed by its member, in the caller's transaction. */
+  reannounced(manager: EntityManager, messages: EventsStoredV1[]): Promise<void> {
+    return enqueueMany(
+      manager,
+      EventsStored,
+      messages.map((payload) => ({ payload, opts: { key: payload.memberId } })),
+    );
   }
 }
+
+/** One EventsStored row, keyed by the member, listing the rows of `fresh` in the batch's order; none when `fresh` is empty. */
+const storedSql: QueuedMessage<StoredRefs>['insertSql'] = (at) =>
+  outboxInsertSql(EventsStored, {
+    schema: at.schema,
+    key: at.memberId,
+    messageId: at.messageId,
+    requestId: at.requestId,
+    payload: {
+      memberId: at.memberId,
+      workspaceId: at.workspaceId,
+      events: jsonArraySql(StoredEventRefV1, { eventId: 'f.id', occurredAt: 'f.oc' }, 'f.n'),
+    },
+    from: 'FROM fresh f HAVING count(*) > 0',
+  });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
+import { outboxNotifySql, queryRows, schemaOf, type QueuedMessage } from '@worktrack/platform';
 import { ActivityEventEntity } from './entities/activity-event.entity';
+import type { StoredRefs } from './events.publisher';
 
 export interface NewEventRow {
   id: string;
@@ -40,30 +41,29 @@ interface TimelineRow {
 @Injectable()
 export class EventsRepository {
   private readonly table: string;
-  private readonly outbox: { table: string; channel: string };
 
   constructor(private readonly dataSource: DataSource) {
     this.table = `"${schemaOf(dataSource)}"."activity_events"`;
-    this.outbox = outboxTarget(schemaOf(dataSource));
   }
 
   /**
    * Inserts a member's batch and, when any row is new, the EventsStored
-   * message of the new rows into the outbox, in one statement (issue 17: one
+   * message of the new rows into the outbox, in one statement (one
    * round trip and one commit instead of BEGIN, INSERT, outbox, COMMIT; a
    * statement is atomic on its own, so the message exists if and only if the
    * rows it names were stored). Rows whose id or D-15 key exists already are
    * skipped; a concurrent transaction holding the same key makes this one
-   * wait for it, so the first write wins. The message lists the new rows in
-   * the batch's order, as `{ memberId, workspaceId, events: [{ eventId,
-   * occurredAt }] }` with `occurredAt` as given; its commit wakes the relay
-   * (NOTIFY). Returns the ids actually inserted.
+   * wait for it, so the first write wins. The message's INSERT is the
+   * publisher's, built from the EventsStored contract over `fresh` (the new
+   * rows in the batch's order); its commit wakes the relay (NOTIFY). Returns
+   * the ids actually inserted.
    */
   async insertBatchQueued(
     batch: { memberId: string; workspaceId: string; receivedAt: string; rows: NewEventRow[] },
-    outbox: { topic: string; type: string; version: number; messageId: string; requestId: string | null },
+    message: QueuedMessage<StoredRefs>,
   ): Promise<Set<string>> {
     const { rows } = batch;
+    const schema = schemaOf(this.dataSource);
     const inserted = await queryRows<{ id: string }>(
       this.dataSource,
       `WITH input AS (
@@ -78,15 +78,9 @@ export class EventsRepository {
        ),
        fresh AS (SELECT i.id, i.oc, i.n FROM input i JOIN inserted USING (id)),
        queued AS (
-         INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
-         SELECT $10, $15, $11, $12, $13::uuid, $14,
-                jsonb_build_object('memberId', $15::text, 'workspaceId', $16::text,
-                                   'events', jsonb_agg(jsonb_build_object('eventId', f.id, 'occurredAt', f.oc) ORDER BY f.n))
-           FROM fresh f
-         HAVING count(*) > 0
-         RETURNING id
+         ${message.insertSql({ schema, messageId: '$10::uuid', requestId: '$11::text', memberId: '$12::text', workspaceId: '$13::text' })}
        )
-       SELECT f.id, (SELECT pg_notify($17, '') FROM queued) AS notified FROM fresh f`,
+       SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
       [
         rows.map((r) => r.id),
         batch.workspaceId,
@@ -97,14 +91,10 @@ export class EventsRepository {
         rows.map((r) => r.occurredAt),
         rows.map((r) => r.payload),
         rows.map((r) => r.externalId),
-        outbox.topic,
-        outbox.type,
-        outbox.version,
-        outbox.messageId,
-        outbox.requestId,
+        message.messageId,
+        message.requestId,
         batch.memberId,
         batch.workspaceId,
-        this.outbox.channel,
       ],
     );
     return new Set(inserted.map((r) => r.id));
@@ -124,7 +114,7 @@ export class EventsRepository {
 
   /**
    * Applies correlation's links that are newer than the ones held; returns
-   * what changed. One statement for the links of several members (issue 17);
+   * what changed. One statement for the links of several members;
    * at most one link per event (the caller keeps the newest).
    */
   async applyLinks(

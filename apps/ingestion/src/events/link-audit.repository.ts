@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventsStored, type EventsStoredV1 } from '@worktrack/contracts';
-import { enqueueMany, queryRows, schemaOf } from '@worktrack/platform';
+import type { EventsStoredV1 } from '@worktrack/contracts';
+import { queryRows, schemaOf } from '@worktrack/platform';
+import { EventsPublisher } from './events.publisher';
 
 /** A member with events received in the audit's window, and their `occurred_at` span. */
 export interface WindowMember {
@@ -34,7 +35,10 @@ export interface LinkMismatch {
 export class LinkAuditRepository {
   private readonly s: string;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly publisher: EventsPublisher,
+  ) {
     this.s = `"${schemaOf(dataSource)}"`;
   }
 
@@ -83,8 +87,8 @@ export class LinkAuditRepository {
 
   /**
    * Summarises the BRIN index's page ranges filled since the last pass, so
-   * that the window's scans read the window's pages, not the table (issue 17,
-   * ADR 0016). Postgres summarises a range only at VACUUM (or through
+   * that the window's scans read the window's pages, not the table (ADR
+   * 0016, ADR 0012 decision 23). Postgres summarises a range only at VACUUM (or through
    * autovacuum's small work-item queue): under steady ingest most ranges were
    * unsummarised, a bitmap scan would have read them all, and the planner
    * chose a sequential scan of the whole table at every pass (1.2 s at 5
@@ -170,7 +174,7 @@ export class LinkAuditRepository {
            LEFT JOIN s ON s.member_id = e.member_id AND s.started_at <= e.occurred_at
                       AND (s.closed_at IS NULL OR e.occurred_at < s.closed_at)
           WHERE e.received_at >= $1 AND e.received_at < $2
-            -- An unlinked event of a member without sessions is right as it is: only the others are judged (issue 17: the ingest benchmark's case).
+            -- An unlinked event of a member without sessions is right as it is: only the others are judged (the ingest benchmark's case).
             AND (e.session_id IS NOT NULL OR e.member_id = ANY($9::uuid[]))
           ORDER BY e.id, s.started_at DESC NULLS LAST, s.session_id DESC NULLS LAST
        )
@@ -192,12 +196,6 @@ export class LinkAuditRepository {
   /** Queues EventsStored messages (replays) through the outbox, in one transaction: published if and only if it commits. */
   async reannounce(messages: EventsStoredV1[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.dataSource.transaction((manager) =>
-      enqueueMany(
-        manager,
-        EventsStored,
-        messages.map((payload) => ({ payload, opts: { key: payload.memberId } })),
-      ),
-    );
+    await this.dataSource.transaction((manager) => this.publisher.reannounced(manager, messages));
   }
 }

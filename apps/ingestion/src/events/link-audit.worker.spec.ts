@@ -8,7 +8,7 @@ const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).pa
 const t0 = Date.parse('2026-03-02T09:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The worker's orchestration against fakes: windows, chunked cover requests, cut replies, replays (issue 19). */
+/** The worker's orchestration against fakes: windows, chunked cover requests, cut replies, replays. */
 describe('LinkAuditWorker', () => {
   const config = Object.assign(new IngestionConfig(), { LINK_AUDIT_SETTLE_MS: 20_000, INSTANCE_ID: 'me' });
   const logger = createLogger('test', 'silent', 'test');
@@ -91,7 +91,7 @@ describe('LinkAuditWorker', () => {
     const recent = setup({ watermark: new Date(now - 50_000), members: [], answer: none });
     expect((await recent.worker.tick(now)).window).toEqual({ from: iso(now - 50_000), to: iso(now - 20_000) });
     expect(recent.calls.advanced).toEqual([new Date(now - 20_000)]);
-    // Issue 17: the new BRIN ranges are summarised before the window is read, so its scan reads only its pages.
+    // The new BRIN ranges are summarised before the window is read, so its scan reads only its pages.
     expect(recent.calls.order).toEqual(['summarize', 'members']);
     const late = setup({ watermark: new Date(t0), members: [], answer: none });
     const pass = await late.worker.tick(now);

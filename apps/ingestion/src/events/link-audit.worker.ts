@@ -32,7 +32,7 @@ export interface LinkAuditPass {
 }
 
 /**
- * Anti-entropy for the links (ADR 0016, issue 19): every
+ * Anti-entropy for the links (ADR 0016): every
  * LINK_AUDIT_INTERVAL_MS, one replica (the lease in `link_audit`) takes the
  * events received in [watermark, now − LINK_AUDIT_SETTLE_MS), asks
  * correlation for the sessions covering their members' `occurred_at` spans,

@@ -9,7 +9,7 @@ import { EventLinksService } from './event-links.service';
 export class TimelineLinksConsumer {
   constructor(private readonly links: EventLinksService) {}
 
-  /** Issue 17: the links of one fetched partition batch in one statement. */
+  /** The links of one fetched partition batch in one statement. */
   @HandleEvents(EventsLinked, { group: 'ingestion.links', concurrency: 12, reportLag: true })
   linked(@Payload() messages: Array<PayloadOf<typeof EventsLinked>>) {
     return this.links.applyMany(messages);

@@ -14,7 +14,7 @@ import { PlateMembersService } from './members.service';
 export class PlateMembersConsumer implements OnApplicationBootstrap {
   constructor(private readonly members: PlateMembersService) {}
 
-  /** Before the transport starts consuming (issue 15): an empty projection is rebuilt from the topic's start. */
+  /** Before the transport starts consuming: an empty projection is rebuilt from the topic's start. */
   async onApplicationBootstrap(): Promise<void> {
     await this.members.rebuildIfEmpty();
   }

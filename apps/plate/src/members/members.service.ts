@@ -25,7 +25,7 @@ export class PlateMembersService {
   /**
    * An empty projection — a new deployment, a restored or emptied database —
    * is rebuilt by reading `identity.members` from its start, which holds every
-   * member's latest state however old (issue 15).
+   * member's latest state however old.
    */
   async rebuildIfEmpty(): Promise<void> {
     if ((await this.members.count()) > 0) return;

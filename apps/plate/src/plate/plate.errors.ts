@@ -24,7 +24,7 @@ export const plateFull = (days: number, capacityZero: boolean): DomainError =>
     { path: 'assignee_id', issue: capacityZero ? 'plate capacity is 0' : 'no working day with room' },
   ]);
 
-/** The member projection has not caught up with identity yet (issue 15). */
+/** The member projection has not caught up with identity yet. */
 export const profileNotProjectedYet = (): DomainError =>
   new DomainError(ErrorCode.UNAVAILABLE, 'Your profile has not reached the plate service yet; retry shortly.');
 

@@ -45,7 +45,7 @@ export class PlateService {
   /**
    * `messageId` is the assigning command's id. A command delivered again (a
    * replica killed before its offset was committed, ADR 0009) must not assign
-   * a second item — the chaos test of issue 19 found exactly that — so the
+   * a second item, so the
    * item's id is derived from it: the first delivery stores the item, any
    * later one finds it and answers the same assignment.
    */

@@ -32,7 +32,7 @@ export class SessionsMembersRepository {
   /**
    * The actor's time zone: the newer of the profile the gateway carried
    * (identity's answer for this request) and the projection. Undefined when
-   * neither knows the member — the caller must not guess (issue 15).
+   * neither knows the member — the caller must not guess.
    */
   async timezoneOf(actor: ActorV1): Promise<string | undefined> {
     const rows = await this.dataSource.query<Array<{ timezone: string; version: number }>>(

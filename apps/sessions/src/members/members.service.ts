@@ -25,7 +25,7 @@ export class SessionsMembersService {
   /**
    * An empty projection — a new deployment, a restored or emptied database —
    * is rebuilt by reading `identity.members` from its start, which holds every
-   * member's latest state however old (issue 15); the group's committed
+   * member's latest state however old; the group's committed
    * offsets are past what the table lost.
    */
   async rebuildIfEmpty(): Promise<void> {

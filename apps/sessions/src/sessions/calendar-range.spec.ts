@@ -21,7 +21,7 @@ describe('calendarRange (D-29: calendar dates in the member time zone)', () => {
     expect(r.to).toBeUndefined();
   });
 
-  it('has no fallback zone: an unknown or missing zone is unusable (issue 15)', () => {
+  it('has no fallback zone: an unknown or missing zone is unusable', () => {
     expect(isUsableZone(undefined)).toBe(false);
     expect(isUsableZone('Mars/Olympus')).toBe(false);
     expect(isUsableZone('Asia/Kolkata')).toBe(true);

@@ -19,5 +19,5 @@ export function calendarRange(from: string | undefined, to: string | undefined, 
   return { ...(from ? { from: startOf(from) } : {}), ...(to ? { to: dayAfter(to) } : {}) };
 }
 
-/** A zone calendar dates can be read in; there is no fallback (issue 15: never a UTC guess). */
+/** A zone calendar dates can be read in; there is no fallback (never a UTC guess). */
 export const isUsableZone = (zone: string | undefined): zone is string => zone !== undefined && IANAZone.isValidZone(zone);

@@ -21,7 +21,7 @@ export const idempotencyKeyReused = (): DomainError =>
 export const sessionValidationFailed = (details: ErrorDetail[]): DomainError =>
   new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', details);
 
-/** D-29: the member projection has not caught up with identity yet (issue 15). */
+/** D-29: the member projection has not caught up with identity yet. */
 export const profileNotProjectedYet = (): DomainError =>
   new DomainError(ErrorCode.UNAVAILABLE, 'Your profile has not reached the sessions service yet; retry shortly.');
 

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { SessionChanged, type SessionChange } from '@worktrack/contracts';
-import { currentRequestId, enqueue } from '@worktrack/platform';
+import { currentRequestId, enqueue, isoInstantSql, outboxInsertSql, type QueuedMessage } from '@worktrack/platform';
 import type { SessionEntity } from './entities/session.entity';
 
-/** The outbox row's headers of a change whose statement writes the payload itself (`SessionsRepository`, issue 17). */
-export interface QueuedMessage {
-  topic: string;
-  type: string;
-  version: number;
-  messageId: string;
-  requestId: string | null;
+/**
+ * What a change's statement offers its SessionChanged row: `from`, the CTE
+ * holding the changed row (its columns as the sessions table's), and
+ * `change`, an SQL expression of the change's name.
+ */
+export interface ChangedRefs {
+  from: string;
+  change: string;
 }
 
 /**
@@ -24,17 +25,13 @@ export interface QueuedMessage {
 export class SessionsPublisher {
   /**
    * A SessionChanged message for a statement that makes the change and
-   * queues its message from the changed row (the payload `changed` builds,
-   * written in SQL: issue 17, one round trip per transition).
+   * queues its message from the changed row, in one round trip (ADR 0012
+   * decision 13): the payload `changed` builds, from the row itself (ids are
+   * uuids, instants of millisecond precision written as `toISOString` does,
+   * so the contract holds by construction).
    */
-  queued(): QueuedMessage {
-    return {
-      topic: SessionChanged.topic,
-      type: SessionChanged.type,
-      version: SessionChanged.version,
-      messageId: randomUUID(),
-      requestId: currentRequestId() ?? null,
-    };
+  queued(): QueuedMessage<ChangedRefs> {
+    return { messageId: randomUUID(), requestId: currentRequestId() ?? null, insertSql: changedSql };
   }
 
   changed(manager: EntityManager, change: SessionChange, s: SessionEntity): Promise<void> {
@@ -58,3 +55,26 @@ export class SessionsPublisher {
     );
   }
 }
+
+/** One SessionChanged row per row of `from`, keyed by its member. */
+const changedSql: QueuedMessage<ChangedRefs>['insertSql'] = (at) =>
+  outboxInsertSql(SessionChanged, {
+    schema: at.schema,
+    key: 'c.member_id::text',
+    messageId: at.messageId,
+    requestId: at.requestId,
+    payload: {
+      change: at.change,
+      sessionId: 'c.id',
+      memberId: 'c.member_id',
+      workspaceId: 'c.workspace_id',
+      source: 'c.source',
+      state: 'c.state',
+      startedAt: isoInstantSql('c.started_at'),
+      closedAt: isoInstantSql('c.closed_at'),
+      closedReason: 'c.closed_reason',
+      revision: 'c.revision',
+      changedAt: isoInstantSql('c.updated_at'),
+    },
+    from: `FROM ${at.from} c`,
+  });

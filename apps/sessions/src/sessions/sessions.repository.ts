@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
-import { outboxTarget, queryPrepared, schemaOf } from '@worktrack/platform';
+import { outboxNotifySql, queryPrepared, schemaOf, type QueuedMessage } from '@worktrack/platform';
 import { SessionEntity } from './entities/session.entity';
-import type { QueuedMessage } from './sessions.publisher';
+import type { ChangedRefs } from './sessions.publisher';
 
 export interface NewSessionRow {
   id: string;
@@ -89,8 +89,6 @@ const insertParams = (s: NewSessionRow): unknown[] => [
 ];
 /** $n milliseconds as an interval. */
 const ms = (n: number): string => `($${n}::bigint * interval '1 millisecond')`;
-/** A timestamptz as `toISOString` writes it (the stored instants have millisecond precision). */
-const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 const isUniqueViolation = (err: unknown): boolean =>
@@ -145,14 +143,14 @@ export class SessionsRepository {
   private readonly sessions: string;
   private readonly pauses: string;
   private readonly keys: string;
-  private readonly outbox: { table: string; channel: string };
+  private readonly schema: string;
 
   constructor(private readonly dataSource: DataSource) {
     const schema = schemaOf(dataSource);
+    this.schema = schema;
     this.sessions = `"${schema}"."sessions"`;
     this.pauses = `"${schema}"."session_pauses"`;
     this.keys = `"${schema}"."idempotency_keys"`;
-    this.outbox = outboxTarget(schema);
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -224,7 +222,7 @@ export class SessionsRepository {
 
   /**
    * A start in one autocommitted statement when nothing stands in its way
-   * (issue 17: one round trip instead of BEGIN, the key, the insert, the
+   * (one round trip instead of BEGIN, the key, the insert, the
    * outbox row and COMMIT): claims the idempotency key (if any), inserts the
    * session and queues its `created` message, all or nothing. Undefined when
    * any of it would not simply apply — the key is taken (a retry, a
@@ -232,7 +230,11 @@ export class SessionsRepository {
    * first), the id exists, or a concurrent start won the live slot — and
    * then nothing was written: the caller runs the start in a transaction.
    */
-  async insertQueued(s: NewSessionRow, claim: KeyClaim | undefined, message: QueuedMessage): Promise<SessionEntity | undefined> {
+  async insertQueued(
+    s: NewSessionRow,
+    claim: KeyClaim | undefined,
+    message: QueuedMessage<ChangedRefs>,
+  ): Promise<SessionEntity | undefined> {
     const params: unknown[] = insertParams(s);
     const p = (value: unknown): string => `$${params.push(value)}`;
     let created: string;
@@ -339,7 +341,7 @@ export class SessionsRepository {
    * Pauses the member's session if it is active and within the maximum
    * duration, recording the pause, in one statement; undefined otherwise
    * (the caller finds out why). With `message`, the same statement queues
-   * the `paused` change and commits on its own (issue 17).
+   * the `paused` change and commits on its own.
    */
   pauseIfActive(
     m: EntityManager | undefined,
@@ -348,7 +350,7 @@ export class SessionsRepository {
     reason: string | null,
     now: Date,
     maxMs: number,
-    message?: QueuedMessage,
+    message?: QueuedMessage<ChangedRefs>,
   ): Promise<SessionEntity | undefined> {
     return this.changeOne(
       m,
@@ -372,7 +374,7 @@ export class SessionsRepository {
     key: SessionKey,
     now: Date,
     maxMs: number,
-    message?: QueuedMessage,
+    message?: QueuedMessage<ChangedRefs>,
   ): Promise<SessionEntity | undefined> {
     return this.changeOne(
       m,
@@ -405,7 +407,7 @@ export class SessionsRepository {
     closingNote: string | null,
     now: Date,
     maxMs: number,
-    message?: QueuedMessage,
+    message?: QueuedMessage<ChangedRefs>,
   ): Promise<SessionEntity | undefined> {
     return this.changeOne(
       m,
@@ -429,7 +431,7 @@ export class SessionsRepository {
    * row. With it: autocommitted on its own, the change's SessionChanged
    * message (`change`, an SQL expression over the row `c`) queued by the
    * same statement — one round trip instead of BEGIN, the change, the outbox
-   * row and COMMIT (issue 17).
+   * row and COMMIT.
    */
   private async changeOne(
     m: EntityManager | undefined,
@@ -437,7 +439,7 @@ export class SessionsRepository {
     cte: string,
     change: string,
     params: unknown[],
-    message: QueuedMessage | undefined,
+    message: QueuedMessage<ChangedRefs> | undefined,
   ): Promise<SessionEntity | undefined> {
     if (!message) {
       if (!m) throw new Error('a change without its message needs the transaction that queues it');
@@ -449,25 +451,22 @@ export class SessionsRepository {
 
   /**
    * `ctes` followed by a CTE that writes the SessionChanged message of each
-   * row of `cte` to the outbox — the payload `SessionsPublisher.changed`
-   * builds, here from the row itself (ids are uuids, instants of
-   * millisecond precision written as `toISOString` does, so the contract
-   * holds by construction) — and a SELECT of those rows that NOTIFYs the
-   * relay when a message was queued (delivered at commit).
+   * row of `cte` to the outbox (the publisher's INSERT, built from the
+   * contract) and a SELECT of those rows that NOTIFYs the relay when a
+   * message was queued (delivered at commit).
    */
-  private queuing(ctes: string, cte: string, change: string, message: QueuedMessage, p: (value: unknown) => string): string {
+  private queuing(ctes: string, cte: string, change: string, message: QueuedMessage<ChangedRefs>, p: (value: unknown) => string): string {
+    const insert = message.insertSql({
+      schema: this.schema,
+      messageId: `${p(message.messageId)}::uuid`,
+      requestId: `${p(message.requestId)}::text`,
+      from: cte,
+      change,
+    });
     return `${ctes},
          queued AS (
-           INSERT INTO ${this.outbox.table} (topic, key, type, version, message_id, request_id, payload)
-           SELECT ${p(message.topic)}::text, c.member_id::text, ${p(message.type)}::text, ${p(message.version)}::int, ${p(message.messageId)}::uuid,
-                  ${p(message.requestId)}::text,
-                  jsonb_build_object('change', ${change}, 'sessionId', c.id, 'memberId', c.member_id, 'workspaceId', c.workspace_id,
-                                     'source', c.source, 'state', c.state, 'startedAt', ${iso('c.started_at')},
-                                     'closedAt', ${iso('c.closed_at')}, 'closedReason', c.closed_reason, 'revision', c.revision,
-                                     'changedAt', ${iso('c.updated_at')})
-             FROM ${cte} c
-           RETURNING id)
-         SELECT ${cte}.*, (SELECT pg_notify(${p(this.outbox.channel)}, '') FROM queued LIMIT 1) AS notified FROM ${cte}`;
+           ${insert})
+         SELECT ${cte}.*, (SELECT ${outboxNotifySql(this.schema)} FROM queued LIMIT 1) AS notified FROM ${cte}`;
   }
 
   /**
@@ -503,7 +502,7 @@ export class SessionsRepository {
       where.push(`(started_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(q.limit);
-    // A prepared statement per combination of filters (issue 17): a few dozen texts at most.
+    // A prepared statement per combination of filters: a few dozen texts at most.
     const rows = await queryPrepared<SessionRow>(
       this.dataSource,
       `SELECT ${COLUMNS} FROM ${this.sessions}

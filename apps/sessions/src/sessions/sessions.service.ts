@@ -14,7 +14,7 @@ import {
   type SessionV1,
   type StartSessionV1,
 } from '@worktrack/contracts';
-import { DomainError, SignedCursor, type CursorScope } from '@worktrack/platform';
+import { DomainError, SignedCursor, type CursorScope, type QueuedMessage } from '@worktrack/platform';
 import { SessionsMembersRepository } from '../members/members.repository';
 import { SessionsConfig } from '../sessions.config';
 import { calendarRange, isUsableZone } from './calendar-range';
@@ -29,7 +29,7 @@ import {
   sessionStateConflict,
   sessionValidationFailed,
 } from './sessions.errors';
-import { SessionsPublisher, type QueuedMessage } from './sessions.publisher';
+import { SessionsPublisher, type ChangedRefs } from './sessions.publisher';
 import { SessionsRepository, type KeyClaim, type NewSessionRow, type SessionKey } from './sessions.repository';
 
 /** How a transition that could not be done at once ends: with the session as it is, or an error raised after the commit (an expiry on touch stays). */
@@ -88,7 +88,7 @@ export class SessionsService {
     this.checkStart(command, new Date());
     const id = sessionIdFor(Date.parse(command.requestedAt), messageId);
     const bodyHash = command.idempotencyKey !== undefined ? startBodyHash(command) : undefined;
-    // Issue 17: the common start — no live session, a fresh key — is one statement with its message.
+    // The common start — no live session, a fresh key — is one statement with its message.
     const claim: KeyClaim | undefined =
       command.idempotencyKey !== undefined && bodyHash !== undefined ? { key: command.idempotencyKey, bodyHash } : undefined;
     const created = await this.sessions.insertQueued(newRow(command, id, new Date()), claim, this.publisher.queued());
@@ -142,7 +142,7 @@ export class SessionsService {
   /**
    * D-29: `from`/`to` are calendar dates of `started_at` in the member's
    * profile time zone. A member this service cannot place in a zone gets 503
-   * UNAVAILABLE (retryable), never a UTC guess (issue 15).
+   * UNAVAILABLE (retryable), never a UTC guess.
    */
   async list(query: ListSessionsV1): Promise<SessionPageV1> {
     const { actor, limit, cursor, ...filters } = query;
@@ -248,7 +248,7 @@ export class SessionsService {
   /**
    * One transition of the member's session. First the change itself as one
    * conditional statement that also queues its message and commits on its
-   * own (issue 17: the common case in one round trip). When that does not
+   * own (the common case in one round trip). When that does not
    * apply, in one transaction: the change again, and if it still does not
    * apply the session is locked and looked at — a missing or foreign id is
    * 404 (D-27), a live session past the maximum duration is closed first
@@ -259,7 +259,12 @@ export class SessionsService {
     actor: ActorV1,
     sessionId: string,
     change: SessionChange | ((changed: SessionEntity, now: Date) => SessionChange),
-    attempt: (m: EntityManager | undefined, key: SessionKey, now: Date, message?: QueuedMessage) => Promise<SessionEntity | undefined>,
+    attempt: (
+      m: EntityManager | undefined,
+      key: SessionKey,
+      now: Date,
+      message?: QueuedMessage<ChangedRefs>,
+    ) => Promise<SessionEntity | undefined>,
     verdict: (s: SessionEntity, now: Date) => Verdict,
   ): Promise<SessionV1> {
     const now = new Date();

@@ -1,3 +1,4 @@
+import { isStartupRefusal } from './startup-refusal';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -132,7 +133,7 @@ const SLOW_REQUEST_MS = 1_000;
  */
 export async function createHttpApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const { config, logger } = options;
-  // Issue 21: dependencies are waited for (not ready meanwhile), never a reason to exit.
+  // Dependencies are waited for (not ready meanwhile), never a reason to exit.
   const probes = new StartingProbes();
   await probes.listen(config.HTTP_PORT);
   let app: NestFastifyApplication | undefined;
@@ -150,9 +151,10 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         await candidate.startAllMicroservices();
         app = candidate;
       } catch (err) {
-        // A dependency lost between its check and the app's start (or topics not created yet).
+        // A dependency lost between its check and the app's start (or topics not created yet);
+        // a StartupRefusal (the app's own wiring) is not tried again.
         if (candidate) await within(candidate.close(), 10_000).catch(() => undefined);
-        if (attempt >= START_ATTEMPTS) throw err;
+        if (attempt >= START_ATTEMPTS || isStartupRefusal(err)) throw err;
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
         }
@@ -197,7 +199,7 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
     metrics.httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
-    // Issue 17 (ADR 0012 decision 18): the access log line of a request that succeeded in under a
+    // ADR 0012 decision 18: the access log line of a request that succeeded in under a
     // second is debug (LOG_LEVEL=debug); failures and slow requests stay info.
     const level = reply.statusCode >= 400 || reply.elapsedTime >= SLOW_REQUEST_MS ? 'info' : 'debug';
     if (logger.isLevelEnabled(level)) {
@@ -231,11 +233,11 @@ export function boundPort(app: NestFastifyApplication): number {
  * finish, new ones get 503), close connections, exit 0. Exits 1 if draining
  * outlasts SHUTDOWN_TIMEOUT_MS.
  *
- * Issue 14: when the app cannot recover by itself (a consumer crashed for
+ * When the app cannot recover by itself (a consumer crashed for
  * good) it drains the same way and exits 1, so that the supervisor
  * (`npm start`) or the orchestrator starts it again.
  *
- * Issue 17: a process hosting several services (WORKTRACK_SERVICES) passes
+ * A process hosting several services (WORKTRACK_SERVICES) passes
  * all their apps: a signal drains them together (none ready from the first
  * moment, each closed as above, in parallel), and a crash in any one drains
  * them all and exits 1 — the process restarts as one. `loggers` are flushed

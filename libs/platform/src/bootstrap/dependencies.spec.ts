@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AppLogger } from '../logging/logger';
 import { backoffMs, StartingProbes, waitForDependencies } from './dependencies';
 
-// Issue 21: an app waits for its dependencies with bounded backoff, reporting
+// An app waits for its dependencies with bounded backoff, reporting
 // not-ready meanwhile, instead of exiting.
 
 function recordingLogger(): { logger: AppLogger; lines: Array<{ level: string; msg: string; obj: unknown }> } {
@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('waiting for dependencies (issue 21)', () => {
+describe('waiting for dependencies', () => {
   it('backs off 250 ms doubling, bounded by 5 s (or the cap given)', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 100].map((n) => backoffMs(n))).toEqual([250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
     expect(backoffMs(10, 20)).toBe(20);

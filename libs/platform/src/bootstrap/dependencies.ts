@@ -111,7 +111,7 @@ export class StartingProbes {
 }
 
 /**
- * Issue 21: waits until every dependency answers, with bounded backoff,
+ * Waits until every dependency answers, with bounded backoff,
  * instead of exiting. Logs when a dependency starts or stops being waited for
  * (and every 30 s while it is), never once per attempt.
  */

@@ -40,6 +40,10 @@ export async function startService<C extends ServiceConfig>(
     metrics,
     nestLogger: options.nestLogger,
     microservice: (app) =>
-      new KafkaContractTransport(app.get(KafkaClient), logger, metrics, { commandTopic: ServiceCommandTopic[name], commandGroup: name }),
+      new KafkaContractTransport(app.get(KafkaClient), logger, metrics, {
+        commandTopic: ServiceCommandTopic[name],
+        commandGroup: name,
+        ownsCommandTopic: true,
+      }),
   });
 }

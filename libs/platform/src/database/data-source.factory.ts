@@ -39,7 +39,7 @@ export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSou
       // and catalog warm-up on the request path. Connections stay while there is traffic.
       idleTimeoutMillis: 300_000,
       // Also set on every connection, so unqualified names resolve to the schema.
-      // JIT off (issue 17, ADR 0012 decision 21): once a table holds millions of
+      // JIT off (ADR 0012 decision 21): once a table holds millions of
       // rows, the planner's cost of a request path's statement (correlation's
       // relink of a member's events) passes jit_above_cost, and Postgres compiled
       // it with LLVM on every call: about 300 ms of CPU for a statement that
@@ -146,7 +146,7 @@ export function statementName(sql: string): string {
 
 /**
  * Runs one autocommitted statement on the DataSource's pool as a named
- * prepared statement and returns its rows (issue 17, ADR 0012). Postgres
+ * prepared statement and returns its rows (ADR 0012). Postgres
  * parses, analyses and plans an unnamed statement again on every call; a
  * named one once per connection (and keeps a generic plan when it is as
  * good): for the CTE statements of the request paths that was 0.2–0.25 ms

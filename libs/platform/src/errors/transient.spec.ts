@@ -4,7 +4,7 @@ import { isTransientInfrastructureError } from './transient';
 
 const pgError = (code: string, message = 'x'): DatabaseError => Object.assign(new DatabaseError(message, 0, 'error'), { code });
 
-describe('transient dependency failures (issue 19: the chaos test found them answered 500)', () => {
+describe('transient dependency failures (UNAVAILABLE, never 500)', () => {
   it.each(['57P01', '57P02', '57P03', '08006', '08003', '53300', '40001', '40P01'])(
     'SQLSTATE %s is transient, also wrapped by TypeORM',
     (code) => {

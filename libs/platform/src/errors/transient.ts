@@ -5,9 +5,7 @@
  * 40P01), a connection TypeORM had to release mid-transaction, a socket reset or refused, a pool that cannot connect in time, a
  * broker that lost leadership. Such a failure is the service being briefly
  * unavailable, not a bug: callers get UNAVAILABLE (503 with Retry-After) and
- * retry with the same key (D-2), instead of an INTERNAL 500. Found by the
- * chaos test (issue 19): terminating the apps' Postgres backends answered
- * some requests 500.
+ * retry with the same key (D-2), instead of an INTERNAL 500.
  */
 const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01']);
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

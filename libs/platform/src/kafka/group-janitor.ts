@@ -2,7 +2,7 @@ import type { Admin } from 'kafkajs';
 import type { AppLogger } from '../logging/logger';
 
 /**
- * Removes the consumer groups of replicas that are gone (issue 21).
+ * Removes the consumer groups of replicas that are gone.
  *
  * A replica reads its reply and broadcast feeds in groups of its own, named
  * `<family><instance id>` (ADR 0002: `gateway.replies.<instance id>`). A clean

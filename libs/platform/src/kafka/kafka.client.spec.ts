@@ -35,7 +35,7 @@ async function settingsFor(groupId: string, idleWaitMs?: number): Promise<Consum
   return seen;
 }
 
-describe('KafkaClient consumer waits (issue 17, ADR 0012 decisions 19 and 27)', () => {
+describe('KafkaClient consumer waits (ADR 0012 decisions 19 and 27)', () => {
   it('a shared group (commands: replicas join and leave) fetches and heartbeats every second', async () => {
     expect(await settingsFor('sessions')).toMatchObject({
       maxWaitTimeInMs: CONSUMER_MAX_WAIT_MS,

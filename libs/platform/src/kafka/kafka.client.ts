@@ -52,7 +52,7 @@ export class MessageTooLargeError extends DomainError {
   }
 }
 
-// Issue 17: kafkajs' request queues otherwise wake the event loop every millisecond (see the module).
+// Kafkajs' request queues otherwise wake the event loop every millisecond (see the module).
 patchKafkajsRequestQueue();
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -63,7 +63,7 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 };
 
 /**
- * How long the broker holds a fetch that finds nothing (issue 17, ADR 0012).
+ * How long the broker holds a fetch that finds nothing (ADR 0012).
  * A fetch asks for at least one byte, so the broker answers it as soon as a
  * record arrives on any of its partitions: this bounds idle spinning, not
  * latency. At 100–250 ms every consumer of every app fetched 4–10 times a
@@ -78,18 +78,18 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 export const CONSUMER_MAX_WAIT_MS = 1_000;
 
 /**
- * The idle fetch wait and heartbeat interval of event groups (issue 17, ADR
+ * The idle fetch wait and heartbeat interval of event groups (ADR
  * 0012 decision 19): not on any request's path, so a rebalance they notice a
  * second later stalls no request, while their idle fetches and heartbeats
- * halve. Still a third of the 6 s session timeout (issue 21's restart times
- * are unchanged). Command groups keep CONSUMER_MAX_WAIT_MS.
+ * halve. Still a third of the 6 s session timeout, so restart times are
+ * unchanged. Command groups keep CONSUMER_MAX_WAIT_MS.
  */
 export const EVENT_CONSUMER_IDLE_WAIT_MS = 2_000;
 
 /**
  * The idle fetch wait and heartbeat interval of a replica's private groups
  * (`<family><instance id>`: its reply feeds, the gateway's identity feed;
- * issue 17, ADR 0012 decision 27). What keeps command groups at 1 s is a
+ * ADR 0012 decision 27). What keeps command groups at 1 s is a
  * rebalance stalling requests while replicas join and leave; a group of one
  * member never rebalances while it runs, and a reply still ends its fetch at
  * once. Its stop waits up to this long for the fetch in flight.
@@ -131,7 +131,7 @@ export interface StartConsumerOptions {
   /** One call per message; exactly one of `eachMessage` and `eachBatch`. */
   eachMessage?: EachMessageHandler;
   /**
-   * One call per fetched batch of one partition (issue 17): the handler
+   * One call per fetched batch of one partition: the handler
    * resolves the offsets it handled (`resolveOffset`), and they are committed
    * once the call returns (or throws); not with `commitIntervalMs`.
    */
@@ -295,7 +295,7 @@ export class KafkaClient {
     const { heartbeatInterval, maxWaitTimeInMs } = consumerWaits(options.idleWaitMs ?? this.defaultIdleWait(options.groupId));
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
-      // Issue 21: how long a killed member holds its partitions before the group moves
+      // How long a killed member holds its partitions before the group moves
       // them (a restarted replica waits that long to join). 6 s is the broker's
       // default group.min.session.timeout.ms; heartbeats go every second (two for event
       // groups), and an empty fetch never outlasts the heartbeat interval (kafkajs heartbeats between fetches).
@@ -333,7 +333,7 @@ export class KafkaClient {
   }
 
   /**
-   * Issue 14: a consumer that crashed for good (kafkajs emits `consumer.crash`
+   * A consumer that crashed for good (kafkajs emits `consumer.crash`
    * with restart=false, e.g. for a non-retriable error out of a handler) no
    * longer consumes while the process lives on. It makes the app not ready
    * (`assertConsumersRunning`, the `consumers` readiness check) and is

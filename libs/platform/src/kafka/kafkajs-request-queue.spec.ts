@@ -47,7 +47,7 @@ function queue(maxInFlightRequests?: number, enforceRequestTimeout = false, isCo
   });
 }
 
-describe('kafkajs request queue scheduling (issue 17)', () => {
+describe('kafkajs request queue scheduling', () => {
   beforeAll(() => patchKafkajsRequestQueue());
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());

@@ -1,5 +1,5 @@
 /**
- * Issue 17 (ADR 0012, third session): kafkajs 2.2.4's request queue spins,
+ * ADR 0012 decision 7 (idle): kafkajs 2.2.4's request queue spins,
  * and keeps a timer per connection (below).
  *
  * `RequestQueue.scheduleCheckPendingRequests` runs after every response and

@@ -19,7 +19,7 @@ function capture(): { lines: string[]; logger: ReturnType<typeof createLogger> }
   return { lines, logger: createLogger('test', 'info', 'i1', sink) };
 }
 
-describe('log redaction (issue 14: logs never hold credentials)', () => {
+describe('log redaction (logs never hold credentials)', () => {
   it('removes token-like query parameters from URLs and keeps the rest', () => {
     expect(redactString(`/v1/me?access_token=${TOKEN}&limit=5`)).toBe(`/v1/me?access_token=${REDACTED}&limit=5`);
     expect(redactString('/x?Token=abc&api-key=k1&sig=s&cursor=c1&key=k2')).toBe(

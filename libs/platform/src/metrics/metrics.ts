@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /**
  * How often prom-client's event-loop-delay monitor samples (its default is
- * every 10 ms, a hundred wake-ups a second per registry: issue 17). The
+ * every 10 ms, a hundred wake-ups a second per registry). The
  * percentiles stay meaningful; a stall shorter than this is seen less often.
  */
 export const EVENT_LOOP_MONITORING_PRECISION_MS = 100;

@@ -57,7 +57,7 @@ export class PlatformModule {
         useFactory: (readiness: ReadinessService) => {
           const client = new KafkaClient(app, config, logger);
           readiness.register('kafka', () => client.ping());
-          // Issue 14: a consumer that crashed for good makes the app not ready.
+          // A consumer that crashed for good makes the app not ready.
           readiness.register('consumers', () => client.assertConsumersRunning());
           return client;
         },

@@ -1,5 +1,5 @@
 /**
- * A page bounded in bytes as well as rows (issue 14): the longest prefix of
+ * A page bounded in bytes as well as rows: the longest prefix of
  * `rows` whose sizes add up to at most `budget` bytes, and always the first
  * row (every row alone fits a reply by construction). The caller pages on
  * from the last row it kept, so nothing is skipped.

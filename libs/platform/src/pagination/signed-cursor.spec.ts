@@ -15,8 +15,8 @@ describe('SignedCursor', () => {
 
   it.each([
     ['other filters', (c: string) => cursors.decode(c, { ...scope, filters: { ...filters, sourceType: 'github' } })],
-    ['another caller (issue 14, D-29)', (c: string) => cursors.decode(c, { ...scope, owner: 'member-b' })],
-    ['another list with the same filters (issue 14, D-29)', (c: string) => cursors.decode(c, { ...scope, list: 'sessions' })],
+    ['another caller (D-29)', (c: string) => cursors.decode(c, { ...scope, owner: 'member-b' })],
+    ['another list with the same filters (D-29)', (c: string) => cursors.decode(c, { ...scope, list: 'sessions' })],
     ['a flipped character', (c: string) => cursors.decode(`${c.slice(0, 5)}${c[5] === 'A' ? 'B' : 'A'}${c.slice(6)}`, scope)],
     ['another secret', (c: string) => new SignedCursor('another-secret-of-length').decode(c, scope)],
     ['garbage', () => cursors.decode('not-a-cursor', scope)],

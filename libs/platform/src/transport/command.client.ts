@@ -22,7 +22,7 @@ export interface CommandClientOptions {
    * the field, which a requester building commands from outside data (the
    * connectors' mapped events) reports as the reason. The service checks it
    * again on receipt either way, so a requester whose commands are built from
-   * requests it validated already (the gateway) turns this off (issue 17): a
+   * requests it validated already (the gateway) turns this off: a
    * command outside the contract is then answered INTERNAL by the service.
    */
   validateCommands?: boolean;
@@ -42,7 +42,7 @@ interface Pending {
 const PROBE = 'probe:';
 
 /**
- * Issue 21 (D-2, "never a hang"): the time by which the request being served
+ * D-2 ("never a hang"): the time by which the request being served
  * must be answered (epoch ms). The gateway sets it for each HTTP request; every
  * command sent on the request's behalf waits at most until then, so a request
  * that sends several commands one after another (a token lookup, then the
@@ -135,7 +135,7 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
     const name = `${contract.type}.v${contract.version}`;
     if (!this.accepting) throw new DomainError(ErrorCode.UNAVAILABLE, 'The gateway is not ready to send commands.');
     const text = JSON.stringify(payload);
-    // Checked as it travels; issue 17: with validateCommands off only the service checks it, on receipt.
+    // Checked as it travels; with validateCommands off only the service checks it, on receipt.
     if (this.options.validateCommands !== false) parsePayload(contract.payload, JSON.parse(text), name);
     const deadline = requestDeadline.getStore();
     const timeoutMs = deadline === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, deadline - Date.now());

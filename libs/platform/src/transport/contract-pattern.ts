@@ -41,7 +41,7 @@ const handler = (pattern: MethodDecorator, pipe: ContractValidationPipe): Method
  * errors travel back as D-2 codes and anything else as INTERNAL with the
  * request id. The result is sent as the method returned it and validated
  * against the contract's result class by the requester (CommandClient), which
- * answers INTERNAL for a result outside it (issue 17: once, not at both ends).
+ * answers INTERNAL for a result outside it (once, not at both ends).
  *
  *   @HandleCommand(StartSession) start(@Payload() command: StartSessionV1, @Ctx() ctx: ContractContext)
  */
@@ -65,7 +65,7 @@ export function HandleEvent<T extends object>(contract: MessageContract<T>, opti
 
 /**
  * Like `@HandleEvent`, for a handler that applies several messages at once
- * (issue 17): the method gets the payloads of consecutive messages of one
+ *: the method gets the payloads of consecutive messages of one
  * partition with this contract, in offset order (so one key's messages stay
  * in order), each validated, and they count as handled together once it
  * resolves. If it throws, the messages are handled again one at a time (as

@@ -11,6 +11,8 @@ import { asErrorBody, decodeJson, messageMeta, type MessageMeta } from '../kafka
 import { withLogContext, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { ContractContext } from './contract.context';
+import { StartupRefusal } from '../bootstrap/startup-refusal';
+import { commandContractsOf } from '../contracts/contract-registry';
 import { patternOf, type EventGroupOptions, type HandlerExtras } from './contract-pattern';
 import { internalErrorBody } from './rpc-domain-error.filter';
 
@@ -19,12 +21,18 @@ export interface KafkaContractTransportOptions {
   commandTopic?: TopicKey;
   /** The command topic's consumer group, shared by the service's replicas. */
   commandGroup?: string;
+  /**
+   * The service owns `commandTopic`: it refuses to start unless every command
+   * contract of the topic has a handler. A test stand-in serving a few of a
+   * topic's commands leaves it off.
+   */
+  ownsCommandTopic?: boolean;
 }
 
 /**
  * How often a group with `reportLag` publishes `worktrack_kafka_consumer_lag`
- * (two admin requests per group). Issue 17: every 5 s it was a visible part of
- * an idle app; alerts on lag look at minutes.
+ * (two admin requests per group). Rarely, because each report costs an idle
+ * app visible CPU and alerts on lag look at minutes.
  */
 export const LAG_REPORT_INTERVAL_MS = 30_000;
 
@@ -69,7 +77,7 @@ interface ReplyTo {
  * Events: one consumer group per `group` of the handlers, read a fetched
  * batch of one partition at a time and committed per batch once handled (at
  * least once); consecutive messages for a `@HandleEvents` handler go to it in
- * one call (issue 17). A message that cannot be parsed, has an unknown
+ * one call. A message that cannot be parsed, has an unknown
  * version of a handled type, or keeps failing goes to
  * `platform.dead-letters` with its error. Types a group does not handle are
  * skipped.
@@ -134,6 +142,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         }
       }
     }
+    if (this.options.commandTopic && this.options.ownsCommandTopic) assertEveryCommandHandled(this.options.commandTopic, commands);
     if (commands.size > 0 && this.options.commandTopic) {
       const topic = Topics[this.options.commandTopic];
       this.commandConsumer = await this.client.startConsumer({
@@ -298,7 +307,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
   }
 
   /**
-   * One fetched batch of one partition, in offset order (issue 17). Consecutive
+   * One fetched batch of one partition, in offset order. Consecutive
    * messages for a `@HandleEvents` handler go to it together (up to its
    * `maxBatch`); every other message is handled alone as before. An offset is
    * resolved once its message was handled (or dead-lettered) and kafkajs
@@ -407,4 +416,16 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
+}
+
+/**
+ * A service refuses to start when a command contract of the topic it owns
+ * has no handler: a requester would otherwise wait for a reply until its
+ * deadline and answer UNAVAILABLE, for a command no replica can ever serve.
+ */
+export function assertEveryCommandHandled(topic: TopicKey, handled: ReadonlySet<string>): void {
+  const missing = commandContractsOf(topic)
+    .map(patternOf)
+    .filter((pattern) => !handled.has(pattern));
+  if (missing.length > 0) throw new StartupRefusal(`${Topics[topic].name} has command contracts with no handler: ${missing.join(', ')}`);
 }

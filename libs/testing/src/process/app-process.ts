@@ -112,7 +112,7 @@ export async function startAppProcess(
 }
 
 /**
- * Issue 17: several services in one process (WORKTRACK_SERVICES), as `npm
+ * Several services in one process (WORKTRACK_SERVICES), as `npm
  * start` runs them (scripts/services-host.ts), each service on a free port of its
  * own (`<NAME>_HTTP_PORT`); waits until every one's /readyz answers 200. The
  * handle's `url` is the first service's; `app` is `services`.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 17 (ADR 0012, decision 16): a session change applied in one round
+ * ADR 0012 decision 16: a session change applied in one round
  * trip. `apply_session_change` takes the member's advisory lock (the key the
  * event path takes, `correlation:<member id as the message gave it>`), then — each statement of a
  * volatile PL/pgSQL function seeing a snapshot taken after the lock, so
@@ -10,13 +10,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * events its old or new interval covers, writes the changed links to the
  * outbox as EventsLinked messages (at most `p_links_per_message` links each,
  * keyed by `p_key`, the member id as the message gave it, in event id order) and wakes the relay. It returns how
- * many links changed, or -1 for a stale or repeated change. It was six
- * statements (begin, lock, read, upsert, relink, commit) from the service.
+ * many links changed, or -1 for a stale or repeated change.
  */
 export class CorrelationApplySessionChange1764010000000 implements MigrationInterface {
   name = 'CorrelationApplySessionChange1764010000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // eslint-disable-next-line no-restricted-syntax -- the function as first created; migration 1764020000000 replaces it with rows built from the contract
     await q.query(`
       CREATE FUNCTION "correlation"."apply_session_change"(
         p_session uuid, p_member uuid, p_started timestamptz, p_closed timestamptz, p_revision integer,

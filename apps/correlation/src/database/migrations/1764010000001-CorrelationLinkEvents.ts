@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 17 (ADR 0012, decision 20): stored events linked in one round trip.
+ * ADR 0012 decision 20: stored events linked in one round trip.
  * `link_events` takes the advisory locks of the given members in the order
  * of their keys (`correlation:<member id as the message gave it>`, the key
  * `apply_session_change` takes; never two transactions waiting for each
@@ -10,14 +10,14 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * and writes the links of the new ones that got a session to the outbox as
  * EventsLinked messages (per member, at most `p_links_per_message` links
  * each, keyed by the member id as given), waking the relay when it wrote
- * any. Returns how many messages it queued. It was four statements (begin,
- * locks, insert, commit) from the service. Inside a transaction (a replayed
+ * any. Returns how many messages it queued. Inside a transaction (a replayed
  * batch) it runs the same; the locks are already held.
  */
 export class CorrelationLinkEvents1764010000001 implements MigrationInterface {
   name = 'CorrelationLinkEvents1764010000001';
 
   async up(q: QueryRunner): Promise<void> {
+    // eslint-disable-next-line no-restricted-syntax -- the function as first created; migration 1764020000000 replaces it with rows built from the contract
     await q.query(`
       CREATE FUNCTION "correlation"."link_events"(
         p_members text[], p_ids uuid[], p_ats timestamptz[],

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 15: a member's version (grows with every change, so consumers keep the
+ * A member's version (grows with every change, so consumers keep the
  * newest state whatever order they read it in) and its deactivation time
  * (deactivated members keep every row; their credentials stop working).
  */

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 15: the projection keeps each member's newest version and whether it is active. */
+/** The projection keeps each member's newest version and whether it is active. */
 export class PlateMemberVersions1764000000001 implements MigrationInterface {
   name = 'PlateMemberVersions1764000000001';
 

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 15: the projection keeps each member's newest version (a late or replayed message never undoes a newer one). */
+/** The projection keeps each member's newest version (a late or replayed message never undoes a newer one). */
 export class SessionsMemberVersions1764000000002 implements MigrationInterface {
   name = 'SessionsMemberVersions1764000000002';
 

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { QueryRunner } from 'typeorm';
+
+/** Creates the outbox table in `schema`; a service's own migration calls it. */
+export async function createOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(
+    `CREATE TABLE ${outboxTable(schema)} (` +
+      '"id" BIGSERIAL NOT NULL, ' +
+      '"topic" text NOT NULL, ' +
+      '"key" text NOT NULL, ' +
+      '"type" text NOT NULL, ' +
+      '"version" integer NOT NULL, ' +
+      '"message_id" uuid NOT NULL, ' +
+      '"request_id" text, ' +
+      '"payload" jsonb NOT NULL, ' +
+      '"created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), ' +
+      'CONSTRAINT "outbox_pkey" PRIMARY KEY ("id"))',
+  );
+}
+
+export async function dropOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`DROP TABLE ${outboxTable(schema)}`);
+}
+
+/** The schema's outbox table, quoted. */
+export const outboxTable = (schema: string): string => `"${schema.replace(/"/g, '""')}".outbox`;
+
+/** The NOTIFY channel of a schema's outbox (hashed: a channel name holds at most 63 bytes). */
+export function outboxChannel(schema: string): string {
+  return `worktrack_outbox_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
+}
