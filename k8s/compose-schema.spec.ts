@@ -1,5 +1,5 @@
 /**
- * Issue 19: docker-compose.yml against the Compose Specification's own JSON
+ * docker-compose.yml against the Compose Specification's own JSON
  * schema (compose-spec.json, as shipped by the `docker-compose` npm package
  * that testcontainers depends on), with a real JSON Schema validator (ajv 8),
  * after YAML merge keys are resolved as Compose resolves them. Not a check
@@ -31,7 +31,7 @@ function composeFile(text: string): unknown {
   return doc.toJS({ maxAliasCount: -1 });
 }
 
-describe('docker-compose.yml against the Compose Specification schema (issue 19)', () => {
+describe('docker-compose.yml against the Compose Specification schema', () => {
   const validate = validator();
 
   it('is valid', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 19: every variable an app reads is documented and wired in every
+ * Every variable an app reads is documented and wired in every
  * documented deploy. The variables are not listed here: they are read from the
  * apps' config classes themselves (each `@EnvString/@EnvInt/@EnvBool` field is
  * an `@Expose`d property), so a variable added to a config class fails this
@@ -60,7 +60,7 @@ function kubernetesVariables(): Set<string> {
   return keys;
 }
 
-describe('configuration variables (issue 19)', () => {
+describe('configuration variables', () => {
   it('finds the variables in the config classes (the inventory is not empty or partial)', () => {
     expect(ALL.length).toBeGreaterThanOrEqual(35);
     expect(ALL).toEqual(expect.arrayContaining(['CONNECTOR_SECRET_KEYS', 'OPERATOR_TOKEN', 'FEED_ALLOW_PRIVATE_HOSTS', 'HTTP_PORT']));

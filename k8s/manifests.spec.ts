@@ -39,7 +39,7 @@ const SECRET = 'worktrack-secrets';
 const NOT_APPLIED: Readonly<Record<string, string>> = {
   'secret.example.yaml': 'an example; the real Secret is created out of band',
   'kafka/create-topics-job.yaml': 'the alternative to kafka/topics.yaml for clusters without Strimzi',
-  'jobs/bootstrap-member.yaml': 'run once by hand for the first member (issue 19); on every apply it would mint tokens',
+  'jobs/bootstrap-member.yaml': 'run once by hand for the first member; on every apply it would mint tokens',
 };
 
 // ----------------------------------------------------------------- helpers
@@ -439,7 +439,7 @@ describe('Kafka topics', () => {
   });
 });
 
-describe('the Kafka cluster (issue 19)', () => {
+describe('the Kafka cluster', () => {
   const kafka = (): Resource => {
     const found = applied().filter((r) => r.kind === 'Kafka');
     expect(found).toHaveLength(1);
@@ -512,7 +512,7 @@ describe('the Kafka cluster (issue 19)', () => {
   });
 });
 
-describe('the first-member Job (issue 19)', () => {
+describe('the first-member Job', () => {
   it('runs the image admin command with the workspace and email from a ConfigMap, and never retries', () => {
     const job = findOne(allResources(), 'Job', 'bootstrap-member');
     expect(container(job).args).toEqual([
@@ -616,7 +616,7 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/COPY --from=\S+ \/app\/dist \.\/dist/);
   });
 
-  it('installs from the lockfile the way every machine does, with the fallback npm ci lacks (issue 19)', () => {
+  it('installs from the lockfile the way every machine does, with the fallback npm ci lacks', () => {
     // No bare `npm ci` (it fails on a registry mirror without other platforms' optional packages).
     expect(dockerfile).not.toMatch(/^RUN[^\n]*\bnpm (ci|install)\b/m);
     const installs = dockerfile.match(/^RUN[^\n]*node scripts\/ensure-deps\.mjs --force/gm) ?? [];

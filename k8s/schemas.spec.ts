@@ -1,5 +1,5 @@
 /**
- * Issue 19: every manifest under k8s/ against the Kubernetes API schemas
+ * Every manifest under k8s/ against the Kubernetes API schemas
  * (kubernetes-models) and Strimzi's CRD schemas (kafka.strimzi.io/v1 Kafka,
  * KafkaNodePool, KafkaTopic), with the validator those packages ship, as
  * scripts/validate-manifests.mjs runs it (`npm run k8s:validate`). A document
@@ -40,7 +40,7 @@ function yamlFilesUnder(dir: string): string[] {
 
 const repo = validate(join(ROOT, 'k8s'));
 
-describe('k8s/ against the Kubernetes and Strimzi schemas (issue 19)', () => {
+describe('k8s/ against the Kubernetes and Strimzi schemas', () => {
   it('validates every document of every manifest (kustomization.yaml is kustomize input, not a resource)', () => {
     const documents = yamlFilesUnder(join(ROOT, 'k8s'))
       .filter((path) => !path.endsWith('kustomization.yaml'))

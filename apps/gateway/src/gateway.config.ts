@@ -114,7 +114,7 @@ export class GatewayConfig extends AppConfig {
   }
 
   /**
-   * Issue 20: the API address the /mcp server's tools call with the caller's
+   * The API address the /mcp server's tools call with the caller's
    * credential (it is a client of the public API). Empty: this gateway itself,
    * over loopback on the port the request came in on.
    */

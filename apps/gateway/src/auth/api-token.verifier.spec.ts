@@ -112,7 +112,7 @@ describe('ApiTokenVerifier cache', () => {
     await expect(later).rejects.toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
   });
 
-  it('refuses every secret of a token id identity does not know, for one TTL, without a round trip (issue 14)', async () => {
+  it('refuses every secret of a token id identity does not know, for one TTL, without a round trip', async () => {
     const { verifier, send, calls } = setup();
     const first = verifier.verify(TOKEN);
     calls[0].answer(new DomainError(ErrorCode.UNAUTHENTICATED, 'Missing or invalid credential.', [{ path: 'token_id', issue: 'unknown' }]));
@@ -185,7 +185,7 @@ const member = (over: Partial<MemberV1> = {}): MemberV1 => ({
   ...over,
 });
 
-describe('ApiTokenVerifier members (JWT claims and assignees, issue 14/15)', () => {
+describe('ApiTokenVerifier members (JWT claims and assignees)', () => {
   beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] }));
   afterEach(() => jest.useRealTimers());
 

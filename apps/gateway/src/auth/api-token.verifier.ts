@@ -64,7 +64,7 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
 
 /**
  * Every credential resolved to an active member of its workspace, without a
- * Kafka round trip per request (issue 14):
+ * Kafka round trip per request:
  *
  * - API tokens: identity verifies a token once (`identity.token.verify`, sent
  *   with the SHA-256 of the secret, never the secret) and answers with its

@@ -16,7 +16,7 @@ interface SessionClaims {
  * or RS256 with JWT_PUBLIC_KEY when set. `sub` = member id, `wid` = workspace
  * id, `exp` required; anything else is a 401. A valid signature is not
  * enough: the auth guard then resolves the claims to an active member of that
- * workspace (issue 14).
+ * workspace.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -34,7 +34,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   validate(claims: SessionClaims): Principal | false {
     const { sub, wid, exp } = claims;
     if (typeof exp !== 'number' || typeof sub !== 'string' || typeof wid !== 'string' || !isUUID(sub) || !isUUID(wid)) return false;
-    // Canonical lower case: the ids identity stores, the rate-limit key, every service's keys (issue 14).
+    // Canonical lower case: the ids identity stores, the rate-limit key, every service's keys.
     return { memberId: sub.toLowerCase(), workspaceId: wid.toLowerCase(), scope: 'full', credential: 'jwt' };
   }
 }

@@ -6,7 +6,7 @@ export type Scope = (typeof SCOPES)[number];
 
 /**
  * Who a request acts as, set on the request by the auth guard: always an
- * active member of its workspace as identity knows it (issue 14), ids in
+ * active member of its workspace as identity knows it, ids in
  * canonical lower case.
  */
 export interface Principal {

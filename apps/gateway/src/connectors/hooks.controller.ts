@@ -188,7 +188,7 @@ export class HooksController {
       body = exact ? text : raw.toString('base64');
       bodyEncoding = exact ? 'utf8' : 'base64';
     } else {
-      // Issue 18: a large verified delivery goes on in a bounded form, attested.
+      // A large verified delivery goes on in a bounded form, attested.
       body = this.reduced(provider, raw, headers);
       bodyEncoding = 'utf8';
       const rawSha256 = sha256Hex(raw);

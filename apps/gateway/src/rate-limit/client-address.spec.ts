@@ -1,6 +1,6 @@
 import { clientAddress } from './client-address';
 
-describe('clientAddress (issue 14, the unauthenticated limit’s key)', () => {
+describe('clientAddress (the key of the failed-authentication limit)', () => {
   it('is the socket peer when no proxy is trusted, whatever X-Forwarded-For claims', () => {
     expect(clientAddress('203.0.113.7', '198.51.100.1', 0)).toBe('203.0.113.7');
     expect(clientAddress('::ffff:203.0.113.7', undefined, 0)).toBe('203.0.113.7');

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The client address the unauthenticated limit counts against (issue 14).
+ * The client address failed authentications are counted against (D-37).
  *
  * `trustedProxyHops` is how many reverse proxies in front of the gateway
  * append to X-Forwarded-For (0: the socket peer is the client). The client is

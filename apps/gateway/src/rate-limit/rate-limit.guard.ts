@@ -19,7 +19,7 @@ export class RateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const principal: Principal | undefined = http.getRequest<FastifyRequest>().principal;
     if (!principal) return true;
-    const decision = await this.limiter.consume(principal.memberId.toLowerCase()); // one window per member however its id was spelled (issue 14)
+    const decision = await this.limiter.consume(principal.memberId.toLowerCase()); // one window per member however its id was spelled
     void http.getResponse<FastifyReply>().headers(rateLimitHeaders(decision));
     if (!decision.allowed) {
       const { limit, windowMs } = this.limiter.options;

@@ -28,9 +28,9 @@ export class RateLimitOptions {
   windowMs = 60_000;
 
   /**
-   * Unauthenticated failures (401s, unknown hooks) one client address may
-   * cause in any rolling window before its requests are refused with 429
-   * without being looked at (issue 14).
+   * Failed authentications (401s, unknown hooks) one client address may
+   * cause in any rolling window before its further failures are answered
+   * 429 instead of 401 (D-37: its valid credentials are still served).
    */
   @IsInt()
   @Min(1)
@@ -156,7 +156,7 @@ return { allowed, count, reset }
 `;
 
 /**
- * The unauthenticated limit's check (issue 14): how many failures the
+ * The failed-authentication limit's check (D-37): how many failures the
  * address has in the window, without adding one.
  *
  *   KEYS[1]  the address' failure log     ARGV[1]  window (ms)
@@ -353,7 +353,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The unauthenticated limit (issue 14): whether `address` may make another
+   * The failed-authentication limit (D-37): whether `address` may make another
    * request, judged by the failures recorded for it in the window. Reads
    * only; fails open like `consume`.
    */
