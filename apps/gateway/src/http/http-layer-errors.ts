@@ -43,23 +43,43 @@ export function clientErrorBody(code: string | undefined): ErrorResponse {
   }
 }
 
+/** How long, and how many more bytes, a refused connection is drained so the client reads the answer instead of a reset. */
+const DRAIN_MS = 2_000;
+const DRAIN_BYTES = 1_048_576;
+
+/** Connections already answered: the parser reports its error again for every later chunk of the same request. */
+const answered = new WeakSet<Socket>();
+
 function writeClientError(logger: AppLogger, error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+  answered.add(socket);
   const requestId = randomUUID();
   const { status, body } = clientErrorBody(error.code);
   logger.info({ requestId, code: error.code, status }, 'client error');
-  if (socket.writable) {
-    const text = JSON.stringify(body);
-    socket.write(
-      `HTTP/1.1 ${status} ${reason(status)}\r\n` +
-        `content-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(text)}\r\n` +
-        `x-request-id: ${requestId}\r\n` +
-        `cache-control: no-store\r\n` +
-        `connection: close\r\n\r\n${text}`,
-    );
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  const text = JSON.stringify(body);
+  // Closing with the client's bytes still unread would reset the connection and lose the answer (a client
+  // still sending a 200 KB header): the answer goes out, then the rest of the request is read and dropped, bounded.
+  let drained = 0;
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MS);
+  timer.unref();
+  socket.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) socket.destroy();
+  });
+  socket.once('close', () => clearTimeout(timer));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason(status)}\r\n` +
+      `content-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(text)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      `cache-control: no-store\r\n` +
+      `connection: close\r\n\r\n${text}`,
+  );
+  socket.resume();
 }
 
 const REASONS: Record<number, string> = {
