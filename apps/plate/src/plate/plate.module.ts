@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboxRelay } from '@worktrack/platform';
 import { PlateMembersModule } from '../members/members.module';
 import { PlateConsumer } from './plate.consumer';
 import { PlateRepository } from './plate.repository';
@@ -7,6 +8,6 @@ import { PlateService } from './plate.service';
 @Module({
   imports: [PlateMembersModule],
   controllers: [PlateConsumer],
-  providers: [PlateRepository, PlateService],
+  providers: [OutboxRelay, PlateRepository, PlateService],
 })
 export class PlateModule {}

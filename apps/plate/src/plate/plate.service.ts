@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { v5 as uuidv5 } from 'uuid';
 import {
   MAX_PAGE_SIZE,
+  PlateItemAssigned,
   type ActorV1,
   type AssignPlateItemV1,
   type GetPlateV1,
@@ -9,7 +10,7 @@ import {
   type PlateDayV1,
   type PlateItemV1,
 } from '@worktrack/contracts';
-import { SignedCursor, type CursorScope } from '@worktrack/platform';
+import { enqueue, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { PlateMembersRepository } from '../members/members.repository';
 import { toPlateItemV1 } from './plate-item.mapper';
 import { isRealDate, isWorkingDay, nextDay, todayIn } from './plate-calendar';
@@ -114,6 +115,22 @@ export class PlateService {
           title: command.title,
           plate_date: date,
         });
+        // D-54: announced in the assigning transaction (webhooks send `plate.item.assigned`).
+        await enqueue(
+          manager,
+          PlateItemAssigned,
+          {
+            plateItemId: item.id,
+            workspaceId: actor.workspaceId,
+            assigneeId: assignee.memberId,
+            assignedBy: actor.memberId,
+            title: item.title,
+            plateDate: date,
+            overflowed: date !== requested,
+            createdAt: new Date(item.created_at).toISOString(),
+          },
+          { key: assignee.memberId },
+        );
         return {
           plateItemId: item.id,
           assigneeId: assignee.memberId,

@@ -1,0 +1,40 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { MemberChanged, PlateItemAssigned, SessionChanged, type PayloadOf } from '@worktrack/contracts';
+import { HandleEvent, HandleEvents } from '@worktrack/platform';
+import { DeliveryEngine } from '../delivery/delivery.engine';
+import { WebhooksRepository } from '../webhooks.repository';
+import { memberMessages, plateMessages, sessionMessages, type OutgoingMessage } from './source-events';
+
+/**
+ * D-54: the domain topics, read as they are (sessions, plate, identity),
+ * turned into messages for the endpoints that name their type. Every
+ * message id comes from its source event, so a record consumed again (a
+ * rebalance, a restart before the commit) stores nothing new.
+ */
+@Controller()
+export class SourceEventsConsumer {
+  constructor(
+    private readonly repo: WebhooksRepository,
+    private readonly engine: DeliveryEngine,
+  ) {}
+
+  @HandleEvents(SessionChanged, { group: 'webhooks.sessions', concurrency: 6 })
+  sessions(@Payload() changes: Array<PayloadOf<typeof SessionChanged>>): Promise<void> {
+    return this.queue(changes.flatMap(sessionMessages));
+  }
+
+  @HandleEvent(PlateItemAssigned, { group: 'webhooks.plate' })
+  plate(@Payload() item: PayloadOf<typeof PlateItemAssigned>): Promise<void> {
+    return this.queue(plateMessages(item));
+  }
+
+  @HandleEvent(MemberChanged, { group: 'webhooks.members' })
+  members(@Payload() member: PayloadOf<typeof MemberChanged>): Promise<void> {
+    return this.queue(memberMessages(member));
+  }
+
+  private async queue(messages: OutgoingMessage[]): Promise<void> {
+    if ((await this.repo.fanOut(messages)) > 0) this.engine.kick();
+  }
+}
