@@ -124,4 +124,3 @@ export class WebhooksConfig extends ServiceConfig {
     return issues;
   }
 }
-

@@ -70,7 +70,9 @@ export class WebhooksRepository {
     this.s = `"${schemaOf(dataSource)}"`;
   }
 
-  async insertEndpoint(e: Omit<EndpointRow, 'created_at' | 'enabled' | 'disabled_reason' | 'previous_secret' | 'previous_secret_until' | 'failing_since'>): Promise<EndpointRow> {
+  async insertEndpoint(
+    e: Omit<EndpointRow, 'created_at' | 'enabled' | 'disabled_reason' | 'previous_secret' | 'previous_secret_until' | 'failing_since'>,
+  ): Promise<EndpointRow> {
     const rows = await this.dataSource.query<EndpointRow[]>(
       `INSERT INTO ${this.s}.endpoints (id, workspace_id, url, event_types, description, secret)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ENDPOINT_COLUMNS}`,

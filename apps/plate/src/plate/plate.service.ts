@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { v5 as uuidv5 } from 'uuid';
 import {
   MAX_PAGE_SIZE,
-  PlateItemAssigned,
   type ActorV1,
   type AssignPlateItemV1,
   type GetPlateV1,
@@ -10,7 +9,7 @@ import {
   type PlateDayV1,
   type PlateItemV1,
 } from '@worktrack/contracts';
-import { enqueue, SignedCursor, type CursorScope } from '@worktrack/platform';
+import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import { PlateMembersRepository } from '../members/members.repository';
 import { toPlateItemV1 } from './plate-item.mapper';
 import { isRealDate, isWorkingDay, nextDay, todayIn } from './plate-calendar';
@@ -23,6 +22,7 @@ import {
   plateItemNotFound,
   profileNotProjectedYet,
 } from './plate.errors';
+import { PlatePublisher } from './plate.publisher';
 import { PlateRepository } from './plate.repository';
 
 /** The namespace of item ids derived from the assigning command's message id. */
@@ -41,6 +41,7 @@ export class PlateService {
     private readonly plate: PlateRepository,
     private readonly members: PlateMembersRepository,
     private readonly cursors: SignedCursor,
+    private readonly publisher: PlatePublisher,
   ) {}
 
   /**
@@ -116,21 +117,16 @@ export class PlateService {
           plate_date: date,
         });
         // D-54: announced in the assigning transaction (webhooks send `plate.item.assigned`).
-        await enqueue(
-          manager,
-          PlateItemAssigned,
-          {
-            plateItemId: item.id,
-            workspaceId: actor.workspaceId,
-            assigneeId: assignee.memberId,
-            assignedBy: actor.memberId,
-            title: item.title,
-            plateDate: date,
-            overflowed: date !== requested,
-            createdAt: new Date(item.created_at).toISOString(),
-          },
-          { key: assignee.memberId },
-        );
+        await this.publisher.assigned(manager, {
+          plateItemId: item.id,
+          workspaceId: actor.workspaceId,
+          assigneeId: assignee.memberId,
+          assignedBy: actor.memberId,
+          title: item.title,
+          plateDate: date,
+          overflowed: date !== requested,
+          createdAt: new Date(item.created_at).toISOString(),
+        });
         return {
           plateItemId: item.id,
           assigneeId: assignee.memberId,

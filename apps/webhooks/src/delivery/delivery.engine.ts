@@ -126,13 +126,13 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
           this.logger.error({ err, webhookId: delivery.webhook_id }, 'recording a webhook attempt failed');
         })
         .finally(() => {
-        const left = (this.inFlight.get(delivery.endpoint_id) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(delivery.endpoint_id, left);
-        else this.inFlight.delete(delivery.endpoint_id);
-        this.total--;
-        this.running.delete(attempt);
-        this.loop.kick();
-      });
+          const left = (this.inFlight.get(delivery.endpoint_id) ?? 1) - 1;
+          if (left > 0) this.inFlight.set(delivery.endpoint_id, left);
+          else this.inFlight.delete(delivery.endpoint_id);
+          this.total--;
+          this.running.delete(attempt);
+          this.loop.kick();
+        });
       this.running.add(attempt);
     }
     return claimed.length === free;
@@ -141,7 +141,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
   /** The secrets that sign now: the current one and, for 24 hours after a rotation, the one it replaced (D-53). */
   private secretsOf(d: ClaimedDelivery, now: number): string[] {
     const secrets = [this.box.open(d.secret)];
-    if (d.previous_secret && d.previous_secret_until && d.previous_secret_until.getTime() > now) secrets.push(this.box.open(d.previous_secret));
+    if (d.previous_secret && d.previous_secret_until && d.previous_secret_until.getTime() > now)
+      secrets.push(this.box.open(d.previous_secret));
     return secrets;
   }
 
@@ -183,7 +184,11 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.track(d.endpoint_id, succeeded, ended);
     this.outcomes.inc({ outcome: succeeded ? 'succeeded' : status === 410 ? 'gone' : status === null ? 'no_answer' : 'failed' });
     if (succeeded) this.latency.observe((ended - d.message_created_at.getTime()) / 1000);
-    else this.logger.info({ webhookId: d.webhook_id, endpointId: d.endpoint_id, status, reason: outcome.error, attempts: d.attempts, next }, 'webhook attempt failed');
+    else
+      this.logger.info(
+        { webhookId: d.webhook_id, endpointId: d.endpoint_id, status, reason: outcome.error, attempts: d.attempts, next },
+        'webhook attempt failed',
+      );
     await this.repo.finish(
       {
         endpointId: d.endpoint_id,

@@ -66,7 +66,12 @@ export class WebhookSender implements OnModuleDestroy {
         {
           method: 'POST',
           agent: secure ? this.agents.https : this.agents.http,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'worktrack-webhooks' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': 'worktrack-webhooks',
+          },
         },
         (res) => {
           let read = 0;

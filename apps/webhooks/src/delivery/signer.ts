@@ -12,6 +12,11 @@ export const newEndpointSecret = (): string => `whsec_${randomBytes(32).toString
 export function signatureHeader(secrets: readonly string[], webhookId: string, timestamp: number, body: string): string {
   const content = `${webhookId}.${timestamp}.${body}`;
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(content).digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+          .update(content)
+          .digest('base64')}`,
+    )
     .join(' ');
 }

@@ -171,9 +171,11 @@ export class EndpointsService {
 function eventTypeProblems(types: readonly string[]): Array<{ path: string; issue: string }> {
   const problems: Array<{ path: string; issue: string }> = [];
   if (types.length === 0) problems.push({ path: 'event_types', issue: 'must name at least one event type' });
-  if (types.length > MAX_WEBHOOK_EVENT_TYPES) problems.push({ path: 'event_types', issue: `must name at most ${MAX_WEBHOOK_EVENT_TYPES} event types` });
+  if (types.length > MAX_WEBHOOK_EVENT_TYPES)
+    problems.push({ path: 'event_types', issue: `must name at most ${MAX_WEBHOOK_EVENT_TYPES} event types` });
   types.forEach((type, i) => {
-    if (!KNOWN_TYPES.has(type)) problems.push({ path: `event_types[${i}]`, issue: `unknown event type; one of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
+    if (!KNOWN_TYPES.has(type))
+      problems.push({ path: `event_types[${i}]`, issue: `unknown event type; one of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
   });
   return problems.slice(0, 20);
 }

@@ -2,9 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { MemberChanged, PlateItemAssigned, SessionChanged, type PayloadOf } from '@worktrack/contracts';
 import { HandleEvent, HandleEvents } from '@worktrack/platform';
-import { DeliveryEngine } from '../delivery/delivery.engine';
-import { WebhooksRepository } from '../webhooks.repository';
-import { memberMessages, plateMessages, sessionMessages, type OutgoingMessage } from './source-events';
+import { MessagesService } from './messages.service';
 
 /**
  * D-54: the domain topics, read as they are (sessions, plate, identity),
@@ -14,27 +12,20 @@ import { memberMessages, plateMessages, sessionMessages, type OutgoingMessage } 
  */
 @Controller()
 export class SourceEventsConsumer {
-  constructor(
-    private readonly repo: WebhooksRepository,
-    private readonly engine: DeliveryEngine,
-  ) {}
+  constructor(private readonly messages: MessagesService) {}
 
   @HandleEvents(SessionChanged, { group: 'webhooks.sessions', concurrency: 6 })
   sessions(@Payload() changes: Array<PayloadOf<typeof SessionChanged>>): Promise<void> {
-    return this.queue(changes.flatMap(sessionMessages));
+    return this.messages.sessions(changes);
   }
 
   @HandleEvent(PlateItemAssigned, { group: 'webhooks.plate' })
   plate(@Payload() item: PayloadOf<typeof PlateItemAssigned>): Promise<void> {
-    return this.queue(plateMessages(item));
+    return this.messages.plate(item);
   }
 
   @HandleEvent(MemberChanged, { group: 'webhooks.members' })
   members(@Payload() member: PayloadOf<typeof MemberChanged>): Promise<void> {
-    return this.queue(memberMessages(member));
-  }
-
-  private async queue(messages: OutgoingMessage[]): Promise<void> {
-    if ((await this.repo.fanOut(messages)) > 0) this.engine.kick();
+    return this.messages.member(member);
   }
 }

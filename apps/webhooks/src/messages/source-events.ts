@@ -47,7 +47,9 @@ export function sessionMessages(change: SessionChangedV1): OutgoingMessage[] {
     member_id: change.memberId,
     workspace_id: change.workspaceId,
   };
-  return types.map((type) => message(`session:${change.sessionId}:${change.revision}:${type}`, change.workspaceId, type, change.changedAt, data));
+  return types.map((type) =>
+    message(`session:${change.sessionId}:${change.revision}:${type}`, change.workspaceId, type, change.changedAt, data),
+  );
 }
 
 /** `plate.item.assigned` (D-54, with `overflowed`); `member_id` is the assignee. */
@@ -87,6 +89,7 @@ export function memberMessages(member: MemberV1, now: Date = new Date()): Outgoi
   const at = now.toISOString();
   const out: OutgoingMessage[] = [];
   if (member.version === 1) out.push(message(`member:${member.memberId}:joined`, member.workspaceId, 'member.joined', at, data));
-  if (member.active === false) out.push(message(`member:${member.memberId}:deactivated`, member.workspaceId, 'member.deactivated', at, data));
+  if (member.active === false)
+    out.push(message(`member:${member.memberId}:deactivated`, member.workspaceId, 'member.deactivated', at, data));
   return out;
 }
