@@ -155,10 +155,10 @@ export class EndpointsService {
     return row;
   }
 
-  /** D-53: owners and admins, with a full credential. */
+  /** D-53: owners and admins (the gateway lets only full credentials change anything, D-9). */
   private mayManage(actor: ActorV1): void {
     const role = actor.profile?.role;
-    if (actor.scope !== 'full' || (role !== 'owner' && role !== 'admin')) throw ownersAndAdminsOnly();
+    if (role !== 'owner' && role !== 'admin') throw ownersAndAdminsOnly();
   }
 
   private urlProblems(url: string): Array<{ path: string; issue: string }> {
