@@ -4,6 +4,13 @@ import { EnvBool, EnvInt, EnvString, ServiceConfig } from '@worktrack/platform';
 /** A development-only key ring; refused when NODE_ENV=production. */
 export const DEV_WEBHOOK_SECRET_KEYS = 'dev:ZGV2LW9ubHktaW5zZWN1cmUtd2ViaG9vay1rZXkhIT0=';
 
+/** D-55: an endpoint failing for this long in a row is disabled (5 days). */
+export const DISABLE_AFTER_MS = 5 * 86_400_000;
+/** D-53: how long a rotated-out secret keeps signing (24 hours). */
+export const SECRET_OVERLAP_MS = 86_400_000;
+/** D-56: attempts are kept this long (30 days). */
+export const RETENTION_MS = 30 * 86_400_000;
+
 /** D-55: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = '0,5000,300000,1800000,7200000,18000000,36000000,86400000';
 
@@ -90,23 +97,8 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(100)
   WEBHOOK_CIRCUIT_OPEN_MS = 30_000;
 
-  /** D-55: an endpoint failing for this long in a row is disabled (5 days). */
-  @EnvInt()
-  @IsInt()
-  @Min(1000)
-  WEBHOOK_DISABLE_AFTER_MS = 5 * 86_400_000;
 
-  /** D-53: how long a rotated-out secret keeps signing (24 hours). */
-  @EnvInt()
-  @IsInt()
-  @Min(0)
-  WEBHOOK_SECRET_OVERLAP_MS = 86_400_000;
 
-  /** D-56: attempts are kept this long. */
-  @EnvInt()
-  @IsInt()
-  @Min(60_000)
-  WEBHOOK_RETENTION_MS = 30 * 86_400_000;
 
   retrySchedule(): number[] {
     return this.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);

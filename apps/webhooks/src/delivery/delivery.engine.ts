@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { Gauge, Histogram, type Counter } from 'prom-client';
 import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
 import { SecretBox } from '../secrets/secret-box';
-import { WebhooksConfig } from '../webhooks.config';
+import { DISABLE_AFTER_MS, RETENTION_MS, WebhooksConfig } from '../webhooks.config';
 import { WebhooksRepository, type ClaimedDelivery } from '../webhooks.repository';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule';
 import { WebhookSender, type SendOutcome } from './sender';
@@ -84,7 +84,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     this.loop.start();
     this.pruneTimer = setInterval(() => {
-      this.repo.prune(new Date(Date.now() - this.config.WEBHOOK_RETENTION_MS)).catch((err: unknown) => {
+      this.repo.prune(new Date(Date.now() - RETENTION_MS)).catch((err: unknown) => {
         this.logger.warn({ err }, 'pruning the delivery log failed; retrying at the next interval');
       });
     }, PRUNE_INTERVAL_MS);
@@ -177,7 +177,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
         disable = 'the endpoint answered 410 Gone';
       } else {
         const failingSince = d.failing_since?.getTime() ?? started;
-        if (ended - failingSince >= this.config.WEBHOOK_DISABLE_AFTER_MS) disable = 'every attempt failed for 5 days';
+        if (ended - failingSince >= DISABLE_AFTER_MS) disable = 'every attempt failed for 5 days';
       }
       if (disable) this.circuits.delete(d.endpoint_id);
     }

@@ -19,7 +19,7 @@ import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import { DeliveryEngine } from '../delivery/delivery.engine';
 import { newEndpointSecret } from '../delivery/signer';
 import { SecretBox } from '../secrets/secret-box';
-import { WebhooksConfig } from '../webhooks.config';
+import { SECRET_OVERLAP_MS, WebhooksConfig } from '../webhooks.config';
 import { endpointNotFound, invalidInput, messageNotFound, ownersAndAdminsOnly } from '../webhooks.errors';
 import { WebhooksRepository, type AttemptRow, type EndpointRow } from '../webhooks.repository';
 import { endpointUrlProblem } from './endpoint-url';
@@ -97,11 +97,11 @@ export class EndpointsService {
     return present(row);
   }
 
-  /** D-53: a new secret, shown once; the old one keeps signing beside it for WEBHOOK_SECRET_OVERLAP_MS. */
+  /** D-53: a new secret, shown once; the old one keeps signing beside it for 24 hours. */
   async rotate(actor: ActorV1, endpointId: string): Promise<WebhookEndpointV1> {
     this.mayManage(actor);
     const secret = newEndpointSecret();
-    const until = new Date(Date.now() + this.config.WEBHOOK_SECRET_OVERLAP_MS);
+    const until = new Date(Date.now() + SECRET_OVERLAP_MS);
     const row = await this.repo.rotateSecret(actor.workspaceId, endpointId, this.box.seal(secret), until);
     if (!row) throw endpointNotFound();
     return { ...present(row), secret };
