@@ -97,9 +97,6 @@ export class WebhooksConfig extends ServiceConfig {
   @Min(100)
   WEBHOOK_CIRCUIT_OPEN_MS = 30_000;
 
-
-
-
   retrySchedule(): number[] {
     return this.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);
   }
