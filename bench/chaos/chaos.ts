@@ -335,6 +335,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     /** session id → the webhook-ids of its `session.started` messages, and how many requests came. */
     const hookIds = new Map<string, Set<string>>();
     let hookRequests = 0;
+    let hookPort = 0;
     if (options.replicas.webhooks) {
       receiver = createHttpServer((req, res) => {
         const chunks: Buffer[] = [];
@@ -349,16 +350,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           res.writeHead(204).end();
         });
       });
-      const hookPort = await freePort();
+      hookPort = await freePort();
       await new Promise<void>((resolve) => receiver!.listen(hookPort, '127.0.0.1', resolve));
-      const owner = members[0]; // the workspace's first member: its owner (D-14)
-      const registered = await fetch(`${gateways[0]}/v1/webhook-endpoints`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook`, event_types: ['session.started'] }),
-      });
-      if (registered.status !== 201) throw new Error(`webhook endpoint: ${registered.status} ${await registered.text()}`);
-      log('webhook endpoint registered');
     }
 
     // ------------------------------------------------------------ the client
@@ -418,6 +411,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const ledgers = new Map<string, MemberLedger>(
       members.map((m) => [m.memberId, { sessions: [], expectedState: 'active', events: new Map() }]),
     );
+
+    if (receiver) {
+      // The workspace's first member is its owner (D-14).
+      const { answer } = await untilAnswered(members[0], 'POST', '/webhook-endpoints', {
+        url: `http://127.0.0.1:${hookPort}/hook`,
+        event_types: ['session.started'],
+      });
+      if (answer.status !== 201) throw new Error(`webhook endpoint: ${JSON.stringify(answer)}`);
+      log('webhook endpoint registered');
+    }
     const plateDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
     const plateAssigned = new Map<string, { assignee: string; date: string }>(); // title -> where the 201 said it landed
     const plateUnanswered = new Map<string, string>(); // title -> assignee (503 / network: not retried)

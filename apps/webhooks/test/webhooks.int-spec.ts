@@ -390,6 +390,18 @@ describe('webhooks (D-53 … D-56)', () => {
       expect(gone.received).toHaveLength(1);
     });
 
+    it('a redirect is not followed: a 3xx is a failed attempt', async () => {
+      const target = await receiver();
+      const redirecting = await receiver((_n, _req, res) => void res.writeHead(302, { location: target.url }).end());
+      const endpoint = await register(redirecting.url, ['session.started']);
+      await startTimer(randomUUID());
+      await eventually(async () => (await attempts(endpoint.endpointId)).attempts.length >= 1, 'the attempt');
+      expect((await attempts(endpoint.endpointId)).attempts.at(-1)).toMatchObject({ statusCode: 302, outcome: 'failed' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(target.received).toHaveLength(0);
+      await rpc.send(DeleteWebhookEndpoint, { actor: owner, endpointId: endpoint.endpointId }, { key: ownerId });
+    });
+
     it('a hanging endpoint never delays another: the fast one gets every message at once', async () => {
       const hang = await receiver(() => undefined); // never answers
       const fast = await receiver();

@@ -17,10 +17,12 @@ import {
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import {
+  IsDateTime,
   MAX_WEBHOOK_DESCRIPTION_LENGTH,
   MAX_WEBHOOK_EVENT_TYPES,
   MAX_WEBHOOK_URL_LENGTH,
   MaxCodePoints,
+  RFC3339_PATTERN,
   WEBHOOK_ATTEMPT_OUTCOMES,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_ID_PATTERN,
@@ -84,12 +86,13 @@ export class UpdateWebhookEndpointDto {
 }
 
 export class RecoverWebhookMessagesDto {
-  @JSONSchema({
-    description: 'Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).',
+  @IsDateTime()
+  @JSONSchema(() => ({
+    type: 'string',
     format: 'date-time',
-  })
-  @IsString()
-  @Matches(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, { message: 'since must be RFC 3339 with an offset' })
+    pattern: RFC3339_PATTERN.source,
+    description: 'Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).',
+  }))
   since!: string;
 }
 

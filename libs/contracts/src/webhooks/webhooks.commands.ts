@@ -5,7 +5,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO8601,
   IsOptional,
   IsString,
   IsUUID,
@@ -15,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsDateTime } from '../calendar';
 import { ActorV1 } from '../identity/member';
 import { MaxCodePoints } from '../input-safety';
 import { defineCommand } from '../message';
@@ -196,7 +196,7 @@ export const ReplayWebhookMessage = defineCommand({
 export class RecoverWebhookMessagesV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsUUID() endpointId!: string;
-  @IsISO8601({ strict: true }) since!: string;
+  @IsDateTime() since!: string;
 }
 export const RecoverWebhookMessages = defineCommand({
   type: 'webhooks.endpoints.recover',

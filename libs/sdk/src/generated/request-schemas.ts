@@ -1912,10 +1912,10 @@ export const REQUEST_SCHEMAS = {
     "body": {
       "properties": {
         "since": {
-          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
           "type": "string",
-          "description": "Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).",
-          "format": "date-time"
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset)."
         }
       },
       "type": "object",
