@@ -18,6 +18,7 @@ import { IdentityConfig } from '../apps/identity/src/identity.config';
 import { IngestionConfig } from '../apps/ingestion/src/ingestion.config';
 import { PlateConfig } from '../apps/plate/src/plate.config';
 import { SessionsConfig } from '../apps/sessions/src/sessions.config';
+import { WebhooksConfig } from '../apps/webhooks/src/webhooks.config';
 import { loadConfig, ConfigError } from '@worktrack/platform';
 
 const ROOT = join(__dirname, '..');
@@ -31,6 +32,7 @@ const CONFIGS = {
   sessions: SessionsConfig,
   plate: PlateConfig,
   connectors: ConnectorsConfig,
+  webhooks: WebhooksConfig,
 } as const;
 
 /** The environment variables one config class reads (its exposed properties, inherited ones included). */

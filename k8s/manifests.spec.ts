@@ -23,6 +23,7 @@ const APP_PORTS = {
   sessions: 3104,
   plate: 3105,
   connectors: 3106,
+  webhooks: 3109,
 } as const satisfies Record<string, number>;
 type AppName = keyof typeof APP_PORTS;
 const APPS = Object.keys(APP_PORTS) as AppName[];
@@ -103,7 +104,7 @@ function parseYamlFile(path: string): ParsedFile {
   for (const doc of parseAllDocuments(readFileSync(path, 'utf8'), { merge: true })) {
     const problems = [...doc.errors, ...doc.warnings].map((problem) => problem.message);
     errors.push(...problems);
-    if (problems.length === 0 && doc.contents !== null) docs.push(doc.toJS());
+    if (problems.length === 0 && doc.contents !== null) docs.push(doc.toJS({ maxAliasCount: -1 })); // docker-compose.yml merges its anchors into every service
   }
   return { path: relative(ROOT, path).split(sep).join('/'), errors, docs };
 }

@@ -3,13 +3,14 @@ import { hostedEnv, hostedServices } from './services-host';
 
 describe('WORKTRACK_SERVICES', () => {
   it('a list: those services in the order given (spaces allowed)', () => {
-    expect(hostedServices('identity, ingestion,correlation ,sessions,plate,connectors')).toEqual([
+    expect(hostedServices('identity, ingestion,correlation ,sessions,plate,connectors,webhooks')).toEqual([
       'identity',
       'ingestion',
       'correlation',
       'sessions',
       'plate',
       'connectors',
+      'webhooks',
     ]);
     expect(hostedServices('sessions,plate')).toEqual(['sessions', 'plate']);
   });

@@ -28,6 +28,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { ConfigResourceTypes } from 'kafkajs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { allTopics } from '@worktrack/contracts';
@@ -35,7 +36,7 @@ import { AppConfig, createLogger, ensureDatabase, ensureTopics, KafkaClient, loa
 import { freePort, mainOf, repoRoot, runCreateMember } from '@worktrack/testing';
 import { createSupervisor, type SupervisorLike } from '../supervisor';
 
-export type AppName = 'gateway' | 'identity' | 'ingestion' | 'correlation' | 'sessions' | 'plate' | 'connectors';
+export type AppName = 'gateway' | 'identity' | 'ingestion' | 'correlation' | 'sessions' | 'plate' | 'connectors' | 'webhooks';
 
 export interface ChaosOptions {
   /** Seeds the fault schedule (which replica, which broker, when). */
@@ -57,11 +58,11 @@ export interface ChaosOptions {
 /**
  * The short variant, lean for a shared two-core machine (`npm run chaos -- --short`
  * and the e2e tier): two replicas of the gateway, ingestion and sessions, one of
- * identity, correlation and plate (connectors takes no part in the load); the same
+ * identity, correlation, plate and webhooks (connectors takes no part in the load); the same
  * faults, fewer members, shorter gaps.
  */
 export const SHORT_CHAOS: Omit<ChaosOptions, 'seed' | 'log'> = {
-  replicas: { gateway: 2, identity: 1, ingestion: 2, correlation: 1, sessions: 2, plate: 1 },
+  replicas: { gateway: 2, identity: 1, ingestion: 2, correlation: 1, sessions: 2, plate: 1, webhooks: 1 },
   members: 6,
   batch: 10,
   settleS: 5,
@@ -99,6 +100,12 @@ export interface ChaosReport {
     auditReannounced: number;
   };
   sessions: { started: number; stored: number; lost: number; doubled: number; wrongState: number };
+  /**
+   * When webhooks runs: `session.started` messages at a receiver of the run for the sessions started (D-54, D-55).
+   * lost: a started session without one; doubled: a session with more than one webhook-id (a re-consumed
+   * record made a second message); redelivered: the same webhook-id received again (at-least-once, allowed).
+   */
+  webhooks?: { expected: number; received: number; lost: number; doubled: number; redelivered: number };
   plate: {
     assigned: number;
     unanswered: number;
@@ -238,7 +245,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
   let supervisor: SupervisorLike | undefined;
   let setupKafka: KafkaClient | undefined;
+  let receiver: Server | undefined;
   const cleanup = async (): Promise<void> => {
+    receiver?.closeAllConnections();
+    receiver?.close();
     await supervisor?.stop(15_000).catch(() => undefined);
     await setupKafka?.close().catch(() => undefined);
     infra('kafka-down');
@@ -297,7 +307,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           command: process.execPath,
           args: ['--enable-source-maps', mainOf(app)],
           cwd: root,
-          env: { ...env, HTTP_PORT: String(port), INSTANCE_ID: `${name}-${id}` },
+          env: {
+            ...env,
+            HTTP_PORT: String(port),
+            INSTANCE_ID: `${name}-${id}`,
+            // The run's receiver is on loopback, plain http; retries on a short schedule.
+            ...(app === 'webhooks' ? { FEED_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000,20000' } : {}),
+          },
           onOutput: (chunk) => appendFileSync(join(logDir, `${name}.log`), chunk),
         });
       }
@@ -314,6 +330,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       return { index, memberId: line.member_id, token: line.token };
     });
     log(`${members.length} members`);
+
+    // ------------------------------------------------------------ a webhook receiver (D-53 … D-55)
+    /** session id → the webhook-ids of its `session.started` messages, and how many requests came. */
+    const hookIds = new Map<string, Set<string>>();
+    let hookRequests = 0;
+    let hookPort = 0;
+    if (options.replicas.webhooks) {
+      receiver = createHttpServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          hookRequests++;
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { session_id?: string } };
+          const sessionId = body.data.session_id;
+          if (body.type === 'session.started' && sessionId) {
+            hookIds.set(sessionId, (hookIds.get(sessionId) ?? new Set()).add(String(req.headers['webhook-id'])));
+          }
+          res.writeHead(204).end();
+        });
+      });
+      hookPort = await freePort();
+      await new Promise<void>((resolve) => receiver!.listen(hookPort, '127.0.0.1', resolve));
+    }
 
     // ------------------------------------------------------------ the client
     const counts = { requests: 0, ok: 0, unavailable: 0, tooMany: 0, server: 0, network: 0, unexpectedAnswers: 0 };
@@ -372,6 +411,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const ledgers = new Map<string, MemberLedger>(
       members.map((m) => [m.memberId, { sessions: [], expectedState: 'active', events: new Map() }]),
     );
+
+    if (receiver) {
+      // The workspace's first member is its owner (D-14).
+      const { answer } = await untilAnswered(members[0], 'POST', '/webhook-endpoints', {
+        url: `http://127.0.0.1:${hookPort}/hook`,
+        event_types: ['session.started'],
+      });
+      if (answer.status !== 201) throw new Error(`webhook endpoint: ${JSON.stringify(answer)}`);
+      log('webhook endpoint registered');
+    }
     const plateDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
     const plateAssigned = new Map<string, { assignee: string; date: string }>(); // title -> where the 201 said it landed
     const plateUnanswered = new Map<string, string>(); // title -> assignee (503 / network: not retried)
@@ -658,6 +707,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     }
 
+    let webhooks: ChaosReport['webhooks'];
+    if (options.replicas.webhooks) {
+      const expected = [...ledgers.values()].flatMap((l) => l.sessions);
+      const missing = (): number => expected.filter((s) => !hookIds.has(s)).length;
+      const hookWait = Date.now();
+      while (missing() > 0 && Date.now() - hookWait < 60_000) await sleep(500);
+      const doubled = [...hookIds.values()].reduce((n, ids) => n + ids.size - 1, 0);
+      const received = [...hookIds.values()].reduce((n, ids) => n + ids.size, 0);
+      webhooks = { expected: expected.length, received, lost: missing(), doubled, redelivered: Math.max(0, hookRequests - received) };
+    }
+
     const plate = {
       assigned: plateAssigned.size,
       unanswered: plateUnanswered.size,
@@ -752,6 +812,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         auditReannounced,
       },
       sessions,
+      ...(webhooks ? { webhooks } : {}),
       plate,
       lag: { zeroAfterMs, lastTotal, sinceLastFaultS: Math.round((loadEnded - lastFault) / 1000) },
       problems,
@@ -786,6 +847,12 @@ export function chaosFailures(r: ChaosReport): string[] {
     `sessions: ${r.sessions.lost} lost, ${r.sessions.doubled} doubled`,
   );
   check(r.sessions.wrongState === 0, `sessions: ${r.sessions.wrongState} in another state than answered`);
+  if (r.webhooks) {
+    check(
+      r.webhooks.expected > 0 && r.webhooks.lost === 0 && r.webhooks.doubled === 0,
+      `webhooks: ${r.webhooks.lost} session.started lost, ${r.webhooks.doubled} doubled`,
+    );
+  }
   check(r.plate.assigned > 0 && r.plate.lost === 0 && r.plate.doubled === 0, `plate: ${r.plate.lost} lost, ${r.plate.doubled} doubled`);
   check(r.plate.daysOverCapacity === 0, `plate: ${r.plate.daysOverCapacity} days over capacity`);
   check(r.answered5xx === 0, `${r.answered5xx} answers 5xx other than 503`);
@@ -808,6 +875,11 @@ export function formatReport(r: ChaosReport): string {
     `  rolling restart: ${r.rollingRestart.restarted} replicas in ${r.rollingRestart.durationS} s, ${r.rollingRestart.requests} requests, 503 ${r.rollingRestart.answered503}, other 5xx ${r.rollingRestart.answered5xx}`,
     `  events: ${r.events.acknowledged} acknowledged, ${r.events.stored} stored, ${r.events.lost} lost, ${r.events.doubled} doubled, ${r.events.misLinked} mislinked (all linked ${r.events.linkedAfterMs} ms after the load; ${r.events.healedLate} healed late, link audit re-announced ${r.events.auditReannounced})`,
     `  sessions: ${r.sessions.started} started, ${r.sessions.stored} stored, ${r.sessions.lost} lost, ${r.sessions.doubled} doubled, ${r.sessions.wrongState} in the wrong state`,
+    ...(r.webhooks
+      ? [
+          `  webhooks: ${r.webhooks.expected} session.started expected, ${r.webhooks.received} messages, ${r.webhooks.lost} lost, ${r.webhooks.doubled} doubled, ${r.webhooks.redelivered} redelivered (same webhook-id)`,
+        ]
+      : []),
     `  plate: ${r.plate.assigned} assigned (201), ${r.plate.unanswered} unanswered of which ${r.plate.unansweredApplied} applied, ${r.plate.stored} stored, ${r.plate.lost} lost, ${r.plate.doubled} doubled, ${r.plate.daysOverCapacity} of ${r.plate.days} days over capacity`,
     `  consumer lag 0 ${r.lag.zeroAfterMs} ms after the load ended, ${r.lag.sinceLastFaultS} s after the last fault and the rolling restart began (-1: not within 30 s; last total ${r.lag.lastTotal})`,
     ...r.problems.slice(0, 20).map((p) => `  problem: ${p}`),

@@ -15,6 +15,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { PlateHttpModule } from './plate/plate-http.module';
 import { RpcModule } from './rpc/rpc.module';
 import { SessionsHttpModule } from './sessions/sessions-http.module';
+import { WebhooksHttpModule } from './webhooks/webhooks-http.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
@@ -27,7 +28,7 @@ import { TokensController } from './tokens/tokens.controller';
  * (http/no-store.ts).
  */
 @Module({
-  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
+  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule, WebhooksHttpModule],
   controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

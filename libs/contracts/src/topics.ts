@@ -63,6 +63,12 @@ export const Topics = {
     maxMessageBytes: 4 * 1_048_576,
     description: 'Commands for the connectors service (request/reply); webhook deliveries of up to 1 MiB travel here.',
   },
+  webhooksCommands: {
+    name: 'webhooks.commands',
+    partitions: 6,
+    retentionMs: 1 * HOUR,
+    description: 'Commands for the webhooks service (request/reply): endpoints, delivery log, replay.',
+  },
   identityEvents: {
     name: 'identity.events',
     partitions: 6,
@@ -95,6 +101,12 @@ export const Topics = {
     partitions: 12,
     retentionMs: 7 * DAY,
     description: 'Every change to a work session (created, paused, resumed, closed, back-dated, auto-closed), keyed by member id.',
+  },
+  plateEvents: {
+    name: 'plate.events',
+    partitions: 6,
+    retentionMs: 7 * DAY,
+    description: 'Items put on plates (D-33), keyed by the assignee member id; read by webhooks.',
   },
   correlationLinks: {
     name: 'correlation.links',

@@ -22,6 +22,7 @@ import {
   plateItemNotFound,
   profileNotProjectedYet,
 } from './plate.errors';
+import { PlatePublisher } from './plate.publisher';
 import { PlateRepository } from './plate.repository';
 
 /** The namespace of item ids derived from the assigning command's message id. */
@@ -40,6 +41,7 @@ export class PlateService {
     private readonly plate: PlateRepository,
     private readonly members: PlateMembersRepository,
     private readonly cursors: SignedCursor,
+    private readonly publisher: PlatePublisher,
   ) {}
 
   /**
@@ -113,6 +115,17 @@ export class PlateService {
           assigned_by: actor.memberId,
           title: command.title,
           plate_date: date,
+        });
+        // D-54: announced in the assigning transaction (webhooks send `plate.item.assigned`).
+        await this.publisher.assigned(manager, {
+          plateItemId: item.id,
+          workspaceId: actor.workspaceId,
+          assigneeId: assignee.memberId,
+          assignedBy: actor.memberId,
+          title: item.title,
+          plateDate: date,
+          overflowed: date !== requested,
+          createdAt: new Date(item.created_at).toISOString(),
         });
         return {
           plateItemId: item.id,

@@ -502,6 +502,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's webhook endpoints
+         * @description Oldest first, never with a secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.list"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Never with its secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.
+         */
+        delete: operations["webhookEndpoints.remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.
+         */
+        patch: operations["webhookEndpoints.update"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's delivery log
+         * @description Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send failed messages
+         * @description Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-messages/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a webhook message
+         * @description Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookMessages.replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -684,6 +836,23 @@ export interface components {
              */
             scope: "full" | "report_only";
         };
+        CreateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /**
+             * @description 1 to 50 event types (no wildcards).
+             * @example [
+             *       "session.started",
+             *       "session.closed"
+             *     ]
+             */
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).
+             * @example https://hooks.example.com/worktrack
+             */
+            url: string;
+        };
         DeliveryBody: {
             attempts: number;
             /** Format: uuid */
@@ -831,6 +1000,13 @@ export interface components {
             plate_item_id: string;
             /** @example Review the release notes */
             title: string;
+        };
+        RecoverWebhookMessagesDto: {
+            /**
+             * Format: date-time
+             * @description Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).
+             */
+            since: string;
         };
         RegisterAgentDto: {
             /**
@@ -998,6 +1174,16 @@ export interface components {
              */
             role?: "owner" | "admin" | "member" | null;
         };
+        UpdateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /** @description false stops deliveries; true resumes them (and clears `disabled_reason`). */
+            enabled?: boolean | null;
+            /** @description 1 to 50 event types; replaces the list. */
+            event_types?: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[] | null;
+            /** @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery). */
+            url?: string | null;
+        };
         WebhookAckBody: {
             /** Format: uuid */
             delivery_id: string | null;
@@ -1006,6 +1192,70 @@ export interface components {
              * @enum {string}
              */
             outcome: "accepted" | "ignored";
+        };
+        WebhookAttemptBody: {
+            /** Format: uuid */
+            attempt_id: string;
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt goes; null when none will.
+             */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            outcome: "succeeded" | "failed";
+            /** @description null when no answer came (timeout, refused address, connection error). */
+            status_code: number | null;
+            /** @example session.started */
+            type: string;
+            /**
+             * @description The same on every attempt and replay of a message.
+             * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+             */
+            webhook_id: string;
+        };
+        WebhookEndpointBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookEndpointWithSecretBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 bytes), shown only at creation and rotation.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookResendBody: {
+            /** @description Deliveries queued again. */
+            messages: number;
+        };
+        WebhookTestBody: {
+            /** @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90 */
+            webhook_id: string;
         };
         /**
          * @example {
@@ -8680,7 +8930,7 @@ export interface operations {
                                  */
                                 schema: string;
                                 /** @enum {string} */
-                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors";
+                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors" | "webhooks";
                                 /** @example 0.1.0 */
                                 version: string;
                             }[];
@@ -9702,6 +9952,2832 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.list": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *           "url": "https://hooks.example.com/worktrack",
+                     *           "event_types": [
+                     *             "session.started"
+                     *           ],
+                     *           "description": null,
+                     *           "enabled": false,
+                     *           "disabled_reason": "the endpoint answered 410 Gone",
+                     *           "created_at": "2026-03-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/worktrack",
+                 *       "event_types": [
+                 *         "session.started",
+                 *         "session.closed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown once). */
+            201: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, as it was. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.deliveries": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt_id": "27d2dbbb-721a-4ea7-a2fc-1fd456129758",
+                     *           "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90",
+                     *           "type": "session.started",
+                     *           "status_code": null,
+                     *           "outcome": "succeeded",
+                     *           "duration_ms": 1,
+                     *           "attempted_at": "2026-03-02T09:30:00Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookAttemptBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.recover": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-02T09:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookMessagesDto"];
+            };
+        };
+        responses: {
+            /** @description How many messages are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.rotate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.test": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookTestBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookMessages.replay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The webhook-id of a message (`msg_` and 32 hex digits).
+                 * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many deliveries are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */

@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { schemaOf } from '@worktrack/platform';
+import type { OutgoingMessage } from './messages/source-events';
+
+export interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  event_types: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+}
+
+export interface ClaimedDelivery {
+  endpoint_id: string;
+  webhook_id: string;
+  attempts: number;
+  type: string;
+  body: string;
+  message_created_at: Date;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  webhook_id: string;
+  type: string;
+  status_code: number | null;
+  outcome: 'succeeded' | 'failed';
+  duration_ms: number;
+  attempted_at: Date;
+  next_attempt_at: Date | null;
+}
+
+/** What an attempt's end changes (one statement: the delivery, the log, the endpoint). */
+export interface AttemptResult {
+  endpointId: string;
+  webhookId: string;
+  type: string;
+  statusCode: number | null;
+  succeeded: boolean;
+  durationMs: number;
+  attemptedAt: Date;
+  /** null: no further attempt (succeeded, or the schedule is exhausted). */
+  nextAttemptAt: Date | null;
+  /** Set: the endpoint is disabled with this reason (410, or failing for 5 days). */
+  disable: string | null;
+}
+
+const ENDPOINT_COLUMNS =
+  'id, workspace_id, url, event_types, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at';
+
+/** The webhooks schema, in plain statements (each one round trip). */
+@Injectable()
+export class WebhooksRepository {
+  private readonly s: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.s = `"${schemaOf(dataSource)}"`;
+  }
+
+  async insertEndpoint(
+    e: Omit<EndpointRow, 'created_at' | 'enabled' | 'disabled_reason' | 'previous_secret' | 'previous_secret_until' | 'failing_since'>,
+  ): Promise<EndpointRow> {
+    const rows = await this.dataSource.query<EndpointRow[]>(
+      `INSERT INTO ${this.s}.endpoints (id, workspace_id, url, event_types, description, secret)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ENDPOINT_COLUMNS}`,
+      [e.id, e.workspace_id, e.url, e.event_types, e.description, e.secret],
+    );
+    return rows[0];
+  }
+
+  async endpoint(workspaceId: string, id: string): Promise<EndpointRow | null> {
+    const rows = await this.dataSource.query<EndpointRow[]>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM ${this.s}.endpoints WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Oldest first, after the keyset `after`. */
+  async endpoints(workspaceId: string, limit: number, after?: { createdAt: string; id: string }): Promise<EndpointRow[]> {
+    return this.dataSource.query<EndpointRow[]>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM ${this.s}.endpoints
+        WHERE workspace_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+        ORDER BY created_at, id LIMIT $4`,
+      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+  }
+
+  /** A PATCH (D-53): only the given fields; enabling again clears the reason and the failure streak. */
+  async updateEndpoint(
+    workspaceId: string,
+    id: string,
+    patch: { url?: string; eventTypes?: string[]; description?: string | null; enabled?: boolean },
+  ): Promise<EndpointRow | null> {
+    const rows = await this.dataSource.query<[EndpointRow[], number]>(
+      `UPDATE ${this.s}.endpoints SET
+          url = COALESCE($3, url),
+          event_types = COALESCE($4, event_types),
+          description = CASE WHEN $5 THEN $6 ELSE description END,
+          enabled = COALESCE($7, enabled),
+          disabled_reason = CASE WHEN $7 IS NULL THEN disabled_reason WHEN $7 THEN NULL ELSE 'disabled by a member' END,
+          failing_since = CASE WHEN $7 THEN NULL ELSE failing_since END
+        WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      [
+        id,
+        workspaceId,
+        patch.url ?? null,
+        patch.eventTypes ?? null,
+        patch.description !== undefined,
+        patch.description ?? null,
+        patch.enabled ?? null,
+      ],
+    );
+    return rows[0][0] ?? null;
+  }
+
+  async deleteEndpoint(workspaceId: string, id: string): Promise<EndpointRow | null> {
+    const rows = await this.dataSource.query<[EndpointRow[], number]>(
+      `DELETE FROM ${this.s}.endpoints WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, workspaceId],
+    );
+    return rows[0][0] ?? null;
+  }
+
+  /** D-53: the new secret signs from now on; the one it replaces keeps signing until `until`. */
+  async rotateSecret(workspaceId: string, id: string, sealed: string, until: Date): Promise<EndpointRow | null> {
+    const rows = await this.dataSource.query<[EndpointRow[], number]>(
+      `UPDATE ${this.s}.endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3
+        WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, workspaceId, sealed, until],
+    );
+    return rows[0][0] ?? null;
+  }
+
+  /**
+   * D-54: stores the messages that have at least one subscribed, enabled
+   * endpoint in their workspace, and a due delivery for each. A message id
+   * already stored (the source event consumed again) adds nothing. Returns
+   * how many deliveries it created.
+   */
+  async fanOut(messages: readonly OutgoingMessage[]): Promise<number> {
+    if (messages.length === 0) return 0;
+    const rows = await this.dataSource.query<Array<{ n: string }>>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS i(id, workspace_id, type, body)
+       ), targets AS (
+         SELECT i.id, e.id AS endpoint_id FROM input i
+           JOIN ${this.s}.endpoints e ON e.workspace_id = i.workspace_id AND e.enabled AND i.type = ANY (e.event_types)
+       ), stored AS (
+         INSERT INTO ${this.s}.messages (id, workspace_id, type, body)
+         SELECT i.id, i.workspace_id, i.type, i.body FROM input i WHERE EXISTS (SELECT 1 FROM targets t WHERE t.id = i.id)
+         ON CONFLICT (id) DO NOTHING RETURNING id
+       ), queued AS (
+         INSERT INTO ${this.s}.deliveries (endpoint_id, webhook_id)
+         SELECT t.endpoint_id, t.id FROM targets t JOIN stored USING (id)
+         ON CONFLICT DO NOTHING RETURNING 1
+       )
+       SELECT count(*) AS n FROM queued`,
+      [messages.map((m) => m.webhookId), messages.map((m) => m.workspaceId), messages.map((m) => m.type), messages.map((m) => m.body)],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** A message for one endpoint only (`webhook.test`). */
+  async queueFor(endpointId: string, message: OutgoingMessage): Promise<void> {
+    await this.dataSource.query(
+      `WITH stored AS (
+         INSERT INTO ${this.s}.messages (id, workspace_id, type, body) VALUES ($1, $2, $3, $4) RETURNING id
+       )
+       INSERT INTO ${this.s}.deliveries (endpoint_id, webhook_id) SELECT $5, id FROM stored`,
+      [message.webhookId, message.workspaceId, message.type, message.body, endpointId],
+    );
+  }
+
+  /**
+   * Claims due deliveries for this replica (D-55): per enabled endpoint
+   * whose circuit is not open here, at most its free slots, oldest due
+   * first, rows another replica holds skipped (FOR UPDATE SKIP LOCKED). A
+   * claimed delivery is `sending` with a lease: its next_attempt_at is the
+   * lease's end, so a replica that dies mid-attempt leaves it due again.
+   */
+  async claimDue(
+    slots: ReadonlyMap<string, number>,
+    perEndpoint: number,
+    excluded: readonly string[],
+    limit: number,
+    leaseMs: number,
+  ): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = await this.dataSource.query<[ClaimedDelivery[], number]>(
+      `WITH eps AS (
+         SELECT e.id, GREATEST(0, $3::int - COALESCE(b.busy, 0)) AS free
+           FROM ${this.s}.endpoints e
+           LEFT JOIN unnest($1::uuid[], $2::int[]) AS b(id, busy) ON b.id = e.id
+          WHERE e.enabled AND NOT (e.id = ANY ($4::uuid[]))
+       ), picked AS (
+         SELECT x.endpoint_id, x.webhook_id FROM eps CROSS JOIN LATERAL (
+           SELECT d.endpoint_id, d.webhook_id FROM ${this.s}.deliveries d
+            WHERE d.endpoint_id = eps.id AND d.state IN ('pending', 'sending') AND d.next_attempt_at <= now()
+            ORDER BY d.next_attempt_at LIMIT eps.free
+            FOR UPDATE SKIP LOCKED) x
+         LIMIT $5
+       )
+       UPDATE ${this.s}.deliveries d
+          SET state = 'sending', attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $6::double precision / 1000)
+         FROM picked p, ${this.s}.messages m, ${this.s}.endpoints e
+        WHERE d.endpoint_id = p.endpoint_id AND d.webhook_id = p.webhook_id AND m.id = d.webhook_id AND e.id = d.endpoint_id
+       RETURNING d.endpoint_id, d.webhook_id, d.attempts, m.type, m.body, m.created_at AS message_created_at,
+                 e.url, e.secret, e.previous_secret, e.previous_secret_until, e.failing_since`,
+      [[...slots.keys()], [...slots.values()], perEndpoint, excluded, limit, leaseMs],
+    );
+    return rows[0];
+  }
+
+  /** Records an attempt's end: the log row, the delivery's state, and the endpoint's failure streak or disabling. */
+  async finish(r: AttemptResult, attemptId: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH logged AS (
+         INSERT INTO ${this.s}.attempts (id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING 1
+       ), delivery AS (
+         UPDATE ${this.s}.deliveries
+            SET state = CASE WHEN $6 = 'succeeded' THEN 'succeeded' WHEN $9::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = COALESCE($9, next_attempt_at)
+          WHERE endpoint_id = $2 AND webhook_id = $3 AND state = 'sending' RETURNING 1
+       )
+       UPDATE ${this.s}.endpoints
+          SET failing_since = CASE WHEN $6 = 'succeeded' THEN NULL ELSE COALESCE(failing_since, $8) END,
+              enabled = CASE WHEN $10::text IS NULL THEN enabled ELSE false END,
+              disabled_reason = COALESCE($10, disabled_reason)
+        WHERE id = $2`,
+      [
+        attemptId,
+        r.endpointId,
+        r.webhookId,
+        r.type,
+        r.statusCode,
+        r.succeeded ? 'succeeded' : 'failed',
+        Math.round(r.durationMs),
+        r.attemptedAt,
+        r.nextAttemptAt,
+        r.disable,
+      ],
+    );
+  }
+
+  /** Newest first (D-56), after the keyset `after`. */
+  async attempts(endpointId: string, limit: number, after?: { createdAt: string; id: string }): Promise<AttemptRow[]> {
+    return this.dataSource.query<AttemptRow[]>(
+      `SELECT id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at
+         FROM ${this.s}.attempts
+        WHERE endpoint_id = $1 AND ($2::timestamptz IS NULL OR (attempted_at, id) < ($2::timestamptz, $3::uuid))
+        ORDER BY attempted_at DESC, id DESC LIMIT $4`,
+      [endpointId, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+  }
+
+  /** D-56: the message again, same id and body, to every endpoint of the workspace it went to (one in flight is left alone). */
+  async replay(workspaceId: string, webhookId: string): Promise<number | null> {
+    const rows = await this.dataSource.query<Array<{ known: boolean; n: string }>>(
+      `WITH msg AS (SELECT id FROM ${this.s}.messages WHERE id = $1 AND workspace_id = $2),
+       again AS (
+         UPDATE ${this.s}.deliveries d SET state = 'pending', attempts = 0, next_attempt_at = now()
+           FROM msg WHERE d.webhook_id = msg.id AND d.state <> 'sending' RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM msg) AS known, (SELECT count(*) FROM again) AS n`,
+      [webhookId, workspaceId],
+    );
+    return rows[0]?.known ? Number(rows[0].n) : null;
+  }
+
+  /** D-56: every message created since `since` whose latest attempt to this endpoint failed, sent again. */
+  async recover(endpointId: string, since: Date): Promise<number> {
+    const rows = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE ${this.s}.deliveries d SET state = 'pending', attempts = 0, next_attempt_at = now()
+         FROM ${this.s}.messages m
+        WHERE d.endpoint_id = $1 AND m.id = d.webhook_id AND m.created_at >= $2
+          AND (d.state = 'failed' OR (d.state = 'pending' AND d.attempts > 0))
+       RETURNING 1`,
+      [endpointId, since],
+    );
+    return rows[1];
+  }
+
+  /** D-56: attempts (and messages with nothing left to send) older than the retention go. */
+  async prune(before: Date): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${this.s}.attempts WHERE attempted_at < $1`, [before]);
+    await this.dataSource.query(
+      `DELETE FROM ${this.s}.messages m WHERE m.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries d WHERE d.webhook_id = m.id AND d.state IN ('pending', 'sending'))`,
+      [before],
+    );
+  }
+
+  /** Per endpoint, the age of its oldest undelivered message (the metric's source). */
+  async oldestPending(): Promise<Array<{ endpoint_id: string; seconds: number }>> {
+    return this.dataSource.query(
+      `SELECT d.endpoint_id, EXTRACT(EPOCH FROM now() - min(d.created_at))::float8 AS seconds
+         FROM ${this.s}.deliveries d WHERE d.state IN ('pending', 'sending') GROUP BY d.endpoint_id`,
+    );
+  }
+}
