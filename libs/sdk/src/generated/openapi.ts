@@ -10167,7 +10167,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10180,6 +10180,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10211,6 +10234,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10426,7 +10472,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10493,6 +10539,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10728,7 +10797,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10741,6 +10810,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10772,6 +10864,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11007,7 +11122,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11020,6 +11135,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11051,6 +11189,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11292,7 +11453,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11359,6 +11520,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11608,7 +11792,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11621,6 +11805,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11652,6 +11859,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11889,7 +12119,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11956,6 +12186,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12192,7 +12445,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12205,6 +12458,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12236,6 +12512,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12463,7 +12762,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12476,6 +12775,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12507,6 +12829,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12734,7 +13079,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12747,6 +13092,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12778,6 +13146,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
