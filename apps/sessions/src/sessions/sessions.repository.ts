@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
-import { outboxNotifySql, queryPrepared, schemaOf, type QueuedMessage } from '@worktrack/platform';
+import { outboxNotifySql, queryPrepared, SchemaRepository, type QueuedMessage } from '@worktrack/platform';
 import { SessionEntity } from './entities/session.entity';
 import type { ChangedRefs } from './sessions.publisher';
 
@@ -139,22 +139,17 @@ const entities = (result: unknown): SessionEntity[] => rowsOf(result).map(toEnti
  * rule is the database's (partial unique index), never a read-then-write.
  */
 @Injectable()
-export class SessionsRepository {
+export class SessionsRepository extends SchemaRepository {
   private readonly sessions: string;
   private readonly pauses: string;
   private readonly keys: string;
-  private readonly schema: string;
 
-  constructor(private readonly dataSource: DataSource) {
-    const schema = schemaOf(dataSource);
-    this.schema = schema;
+  constructor(dataSource: DataSource) {
+    super(dataSource);
+    const schema = this.schema;
     this.sessions = `"${schema}"."sessions"`;
     this.pauses = `"${schema}"."session_pauses"`;
     this.keys = `"${schema}"."idempotency_keys"`;
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
   }
 
   /**
