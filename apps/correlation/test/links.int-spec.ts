@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { EventsStored, SessionChanged, Topics, type EventsLinkedV1 } from '@worktrack/contracts';
+import { EventsLinked, EventsStored, SessionChanged, type EventsLinkedV1 } from '@worktrack/contracts';
 import { startService } from '@worktrack/platform';
 import {
   base,
@@ -11,6 +11,7 @@ import {
   MessagePublisher,
   MINUTE,
   prng,
+  readTopic,
   scenario,
   shuffle,
   testConfig,
@@ -99,18 +100,10 @@ describe('correlation: links are right whatever the order (D-31)', () => {
     const eventIds = Array.from({ length: count }, () => randomUUID());
     const seen = new Map<string, number>();
     const sizes: number[] = [];
-    const consumer = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`links-watch-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.correlationLinks)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: async ({ message }) => {
-        const body = JSON.parse(message.value?.toString('utf8') ?? '{}') as EventsLinkedV1;
-        if (body.memberId !== memberId) return;
-        sizes.push(message.value?.length ?? 0);
-        for (const l of body.links) seen.set(l.eventId, (seen.get(l.eventId) ?? 0) + 1);
-        await Promise.resolve();
-      },
+    const consumer = await readTopic(kafka.client, EventsLinked, ({ bytes, payload }) => {
+      if (payload.memberId !== memberId) return;
+      sizes.push(bytes);
+      for (const l of payload.links) seen.set(l.eventId, (seen.get(l.eventId) ?? 0) + 1);
     });
     try {
       for (let i = 0; i < count; i += 100) {
@@ -172,16 +165,8 @@ describe('correlation: links are right whatever the order (D-31)', () => {
       return rows.length === 2;
     }, 'both sessions known');
     const published: Array<{ key: string; body: EventsLinkedV1 }> = [];
-    const consumer = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`links-batch-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.correlationLinks)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: async ({ message }) => {
-        const body = JSON.parse(message.value?.toString('utf8') ?? '{}') as EventsLinkedV1;
-        if (members.includes(body.memberId)) published.push({ key: message.key?.toString('utf8') ?? '', body });
-        await Promise.resolve();
-      },
+    const consumer = await readTopic(kafka.client, EventsLinked, ({ key, payload }) => {
+      if (members.includes(payload.memberId)) published.push({ key: key ?? '', body: payload });
     });
     try {
       // Five messages and a repeat, sent in one produce request: consecutive on their partitions.

@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  EventsStored,
-  Header,
-  IngestEvents,
-  ListEvents,
-  parsePayload,
-  Topics,
-  type ActorV1,
-  type ActivityEventInputV1,
-} from '@worktrack/contracts';
+import { EventsStored, Header, IngestEvents, ListEvents, type ActorV1, type ActivityEventInputV1 } from '@worktrack/contracts';
 import { CommandClient, DomainError, startService, type RunningConsumer } from '@worktrack/platform';
-import { eventually, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { eventually, readTopic, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
 import { IngestionAppModule } from '../src/app.module';
 
@@ -45,18 +36,9 @@ describe('ingestion: activity events', () => {
     kafka = testKafka('ingestion-it');
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();
-    reader = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`stored-reader-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.ingestionEvents)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: ({ message }) => {
-        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
-        const payload = parsePayload(EventsStored.payload, JSON.parse(String(message.value)));
-        stored.push({ memberId: payload.memberId, eventIds: payload.events.map((e) => e.eventId), requestId: headers[Header.requestId] });
-        return Promise.resolve();
-      },
-    });
+    reader = await readTopic(kafka.client, EventsStored, ({ headers, payload }) =>
+      stored.push({ memberId: payload.memberId, eventIds: payload.events.map((e) => e.eventId), requestId: headers[Header.requestId] }),
+    );
   });
 
   afterAll(async () => {

@@ -8,12 +8,10 @@ import {
   CloseSession,
   ListSessions,
   MemberState,
-  parsePayload,
   PauseSession,
   ResumeSession,
   SessionChanged,
   StartSession,
-  Topics,
   type ActorV1,
   type ListSessionsV1,
   type SessionChangedV1,
@@ -28,11 +26,10 @@ import {
   ensureTopics,
   KafkaClient,
   Metrics,
-  readHeaders,
   startService,
   type RunningConsumer,
 } from '@worktrack/platform';
-import { eventually, MessagePublisher, testConfig, type TestKafka } from '@worktrack/testing';
+import { eventually, MessagePublisher, readTopic, testConfig, type TestKafka } from '@worktrack/testing';
 import { SessionsConfig } from '../src/sessions.config';
 import { SessionsAppModule } from '../src/app.module';
 import { SessionsPublisher } from '../src/sessions/sessions.publisher';
@@ -140,21 +137,7 @@ describe('sessions: work sessions', () => {
     db = app.get(DataSource);
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 15_000 });
     await rpc.start();
-    reader = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`session-changes-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.sessionsEvents)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: ({ message }) => {
-        const headers = readHeaders(message.headers);
-        expect([headers['wt-type'], headers['wt-version']]).toEqual([SessionChanged.type, String(SessionChanged.version)]);
-        published.push({
-          key: message.key ? message.key.toString('utf8') : null,
-          payload: parsePayload(SessionChanged.payload, JSON.parse(String(message.value))),
-        });
-        return Promise.resolve();
-      },
-    });
+    reader = await readTopic(kafka.client, SessionChanged, ({ key, payload }) => published.push({ key, payload }));
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
+import { LOGGER, Metrics, WorkLoop, type AppLogger } from '@worktrack/platform';
 import { ConnectorsConfig } from '../connectors.config';
 import { ConnectorsRepository } from '../store/connectors.repository';
 import type { ConnectorEntity } from '../store/entities/connector.entity';
@@ -9,7 +9,6 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { DeliveryProcessor } from '../deliveries/delivery.processor';
 import { EventWriter } from '../deliveries/event-writer';
 import { SecretBox } from '../secrets/secret-box';
-import { WorkLoop } from '../work/work-loop';
 import { planCalendarEvents } from './calendar.mapper';
 import { FeedFetcher, FeedFetchError } from './feed-fetcher';
 import { parseFeedUrl } from './feed-url';
@@ -57,7 +56,9 @@ export class CalendarPoller implements OnApplicationBootstrap, OnModuleDestroy {
     metrics: Metrics,
   ) {
     this.logger = logger.child({ component: 'calendar-poller' });
-    this.loop = new WorkLoop('calendar', config.CALENDAR_SCHEDULER_INTERVAL_MS, () => this.step(), this.logger);
+    this.loop = new WorkLoop({ name: 'calendar', intervalMs: config.CALENDAR_SCHEDULER_INTERVAL_MS, logger: this.logger }, () =>
+      this.step(),
+    );
     this.polls = metrics.counter(
       'worktrack_connector_calendar_polls_total',
       'Calendar feed polls, by outcome (changed, unchanged, failed).',

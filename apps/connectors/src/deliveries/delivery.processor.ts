@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { ContractViolation, ErrorCode } from '@worktrack/contracts';
-import { DomainError, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
+import { backoffMs, DomainError, LOGGER, Metrics, WorkLoop, type AppLogger } from '@worktrack/platform';
 import { ConnectorsConfig } from '../connectors.config';
 import { ConnectorsRepository } from '../store/connectors.repository';
-import { WorkLoop } from '../work/work-loop';
 import { DeliveriesRepository, type ClaimedDelivery } from './deliveries.repository';
 import { EventWriter } from './event-writer';
 
@@ -13,7 +12,7 @@ const LEASE_MS = 60_000;
 /** Retries back off 1 s, 2 s, 4 s … up to 5 minutes; after this many attempts (about a day) the delivery fails. */
 export const MAX_ATTEMPTS = 300;
 
-export const retryDelayMs = (attempts: number): number => Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 300_000);
+export const retryDelayMs = (attempts: number): number => backoffMs(attempts - 1, { firstMs: 1_000, capMs: 300_000 });
 
 /**
  * Ingests what the webhooks and the calendar poller logged as pending: every
@@ -37,7 +36,7 @@ export class DeliveryProcessor implements OnApplicationBootstrap, OnModuleDestro
     metrics: Metrics,
   ) {
     this.logger = logger.child({ component: 'delivery-processor' });
-    this.loop = new WorkLoop('deliveries', config.WORK_POLL_INTERVAL_MS, () => this.step(), this.logger);
+    this.loop = new WorkLoop({ name: 'deliveries', intervalMs: config.WORK_POLL_INTERVAL_MS, logger: this.logger }, () => this.step());
     this.outcomes = metrics.counter('worktrack_connector_deliveries_processed_total', 'Connector deliveries processed, by outcome.', [
       'outcome',
     ]);

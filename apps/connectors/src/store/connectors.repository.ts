@@ -1,19 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
-import { queryRows, schemaOf } from '@worktrack/platform';
+import { queryRows, SchemaRepository } from '@worktrack/platform';
 import { ConnectorEntity, type KnownInstance } from './entities/connector.entity';
 
 /** Connector configurations: members' lookups, health, and the calendar polling queue. */
 @Injectable()
-export class ConnectorsRepository {
-  private readonly schema: string;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.schema = schemaOf(dataSource);
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+export class ConnectorsRepository extends SchemaRepository {
+  constructor(dataSource: DataSource) {
+    super(dataSource);
   }
 
   async insert(connector: Omit<ConnectorEntity, 'createdAt'>): Promise<ConnectorEntity> {

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { SchemaRepository } from '@worktrack/platform';
 import { IdentityMemberEntity } from './entities/member.entity';
 import { WorkspaceEntity } from './entities/workspace.entity';
 
 /** Members and workspaces. Every read is scoped by workspace (D-7: a foreign id is a missing one). */
 @Injectable()
-export class IdentityMembersRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+export class IdentityMembersRepository extends SchemaRepository {
+  constructor(dataSource: DataSource) {
+    super(dataSource);
   }
 
   findInWorkspace(

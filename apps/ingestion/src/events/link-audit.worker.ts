@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { FindSessionCover, MAX_COVER_MEMBERS, type EventsStoredV1, type MemberRangeV1 } from '@worktrack/contracts';
-import { CommandClient, LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
+import { CommandClient, LOGGER, Metrics, WorkLoop, type AppLogger } from '@worktrack/platform';
 import { IngestionConfig } from '../ingestion.config';
 import { LinkAuditRepository, type CoverSession, type LinkMismatch, type WindowMember } from './link-audit.repository';
 
@@ -47,9 +47,7 @@ export interface LinkAuditPass {
 export class LinkAuditWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger: AppLogger;
   private readonly counted: Counter<'outcome'>;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopped = true;
+  private readonly loop: WorkLoop;
 
   constructor(
     private readonly audit: LinkAuditRepository,
@@ -64,18 +62,20 @@ export class LinkAuditWorker implements OnApplicationBootstrap, OnModuleDestroy 
       "Events the link audit went through, by outcome: audited, mismatched (stored link not D-31's), reannounced, unjudged (of members judged only in part).",
       ['outcome'],
     );
+    // A pass that is behind (its window ended before the settle point) is followed at once by the next.
+    this.loop = new WorkLoop({ name: 'link-audit', intervalMs: config.LINK_AUDIT_INTERVAL_MS, logger: this.logger }, async () => {
+      const pass = await this.tick();
+      return pass.behind;
+    });
   }
 
   onApplicationBootstrap(): void {
     if (this.config.LINK_AUDIT_INTERVAL_MS === 0) return;
-    this.stopped = false;
-    this.schedule(this.config.LINK_AUDIT_INTERVAL_MS);
+    this.loop.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass now (tests call it; the schedule calls it every interval). */
@@ -180,24 +180,6 @@ export class LinkAuditWorker implements OnApplicationBootstrap, OnModuleDestroy 
       pending = next;
     }
     return { sessions: [...sessions.values()], judged: [...until].map(([memberId, u]) => ({ memberId, until: u })) };
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      let behind = false;
-      const run = this.tick()
-        .then((pass) => {
-          behind = pass.behind;
-        })
-        .catch((err: unknown) => this.logger.error({ err }, 'link audit failed; retrying at the next interval'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(behind ? 0 : this.config.LINK_AUDIT_INTERVAL_MS);
-        });
-      this.running = run;
-    }, delayMs);
-    this.timer.unref();
   }
 }
 

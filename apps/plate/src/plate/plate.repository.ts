@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRows, schemaOf } from '@worktrack/platform';
+import { queryRows, SchemaRepository } from '@worktrack/platform';
 
 export interface ItemRow {
   id: string;
@@ -17,15 +17,9 @@ const ITEM_COLUMNS = 'id, assignee_id, assigned_by, workspace_id, title, plate_d
 
 /** Plate days and items. Capacity is claimed with one conditional UPDATE, never read-then-write. */
 @Injectable()
-export class PlateRepository {
-  private readonly schema: string;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.schema = schemaOf(dataSource);
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+export class PlateRepository extends SchemaRepository {
+  constructor(dataSource: DataSource) {
+    super(dataSource);
   }
 
   /**

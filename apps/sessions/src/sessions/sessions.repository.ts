@@ -1,137 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { MAX_CLOSE_BACKDATE_MS, type ClosedReason, type SessionSource, type SessionState } from '@worktrack/contracts';
-import { outboxNotifySql, queryPrepared, schemaOf, type QueuedMessage } from '@worktrack/platform';
+import { MAX_CLOSE_BACKDATE_MS } from '@worktrack/contracts';
+import { outboxNotifySql, queryPrepared, SchemaRepository, type QueuedMessage } from '@worktrack/platform';
 import { SessionEntity } from './entities/session.entity';
+import {
+  COLUMNS,
+  entities,
+  INSERT_COLUMNS,
+  INSERT_VALUES,
+  insertParams,
+  isUniqueViolation,
+  LIVE,
+  ms,
+  toEntity,
+  type KeyClaim,
+  type NewSessionRow,
+  type SessionKey,
+  type SessionPageQuery,
+  type SessionRow,
+} from './session-rows';
 import type { ChangedRefs } from './sessions.publisher';
-
-export interface NewSessionRow {
-  id: string;
-  workspaceId: string;
-  memberId: string;
-  source: SessionSource;
-  state: SessionState;
-  intentText: string;
-  goalId: string | null;
-  projectId: string | null;
-  taskId: string | null;
-  estimatedDurationMin: number | null;
-  startedAt: Date;
-  closedAt: Date | null;
-  now: Date;
-}
-
-/** A member's session: a foreign id never matches (D-27). */
-export interface SessionKey {
-  id: string;
-  memberId: string;
-  workspaceId: string;
-}
-
-export interface SessionPageQuery {
-  memberId: string;
-  workspaceId: string;
-  state?: SessionState;
-  goalId?: string;
-  projectId?: string;
-  /** started_at range: from inclusive, to exclusive. */
-  from?: Date;
-  to?: Date;
-  /** Keyset: rows strictly before (started_at, id). */
-  before?: { startedAt: Date; id: string };
-  limit: number;
-}
-
-interface SessionRow {
-  id: string;
-  workspace_id: string;
-  member_id: string;
-  source: SessionSource;
-  state: SessionState;
-  work_type: 'intentional' | 'reactive';
-  intent_text: string;
-  goal_id: string | null;
-  project_id: string | null;
-  task_id: string | null;
-  estimated_duration_min: number | null;
-  user_tags: string[];
-  started_at: Date;
-  closed_at: Date | null;
-  closed_reason: ClosedReason | null;
-  closing_note: string | null;
-  revision: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
-  estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
-const LIVE = `state IN ('active', 'paused')`;
-const INSERT_COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
-  estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
-/** A new session's values from `insertParams` ($1 … $13), typed so that they also serve an INSERT … SELECT. */
-const INSERT_VALUES = `$1::uuid, $2::uuid, $3::uuid, $4::varchar, $5::varchar, 'intentional', $6::varchar, $7::uuid, $8::uuid, $9::uuid,
-  $10::int, '{}'::text[], $11::timestamptz, $12::timestamptz, NULL, NULL, 1, $13::timestamptz, $13::timestamptz`;
-const insertParams = (s: NewSessionRow): unknown[] => [
-  s.id,
-  s.workspaceId,
-  s.memberId,
-  s.source,
-  s.state,
-  s.intentText,
-  s.goalId,
-  s.projectId,
-  s.taskId,
-  s.estimatedDurationMin,
-  s.startedAt,
-  s.closedAt,
-  s.now,
-];
-/** $n milliseconds as an interval. */
-const ms = (n: number): string => `($${n}::bigint * interval '1 millisecond')`;
-/** SQLSTATE unique_violation. */
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown): boolean =>
-  (err as { code?: unknown }).code === UNIQUE_VIOLATION ||
-  (err as { driverError?: { code?: unknown } }).driverError?.code === UNIQUE_VIOLATION;
-
-/** The idempotency key a start claims (D-28). */
-export interface KeyClaim {
-  key: string;
-  bodyHash: string;
-}
-
-const toEntity = (r: SessionRow): SessionEntity =>
-  Object.assign(new SessionEntity(), {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    memberId: r.member_id,
-    source: r.source,
-    state: r.state,
-    workType: r.work_type,
-    intentText: r.intent_text,
-    goalId: r.goal_id,
-    projectId: r.project_id,
-    taskId: r.task_id,
-    estimatedDurationMin: r.estimated_duration_min,
-    userTags: r.user_tags,
-    startedAt: r.started_at,
-    closedAt: r.closed_at,
-    closedReason: r.closed_reason,
-    closingNote: r.closing_note,
-    revision: r.revision,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  });
-
-/** TypeORM's query() answers rows, or [rows, count] when the statement is an UPDATE or DELETE. */
-function rowsOf(result: unknown): SessionRow[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
-    return result[0] as SessionRow[];
-  }
-  return result as SessionRow[];
-}
-const entities = (result: unknown): SessionEntity[] => rowsOf(result).map(toEntity);
 
 /**
  * Sessions, pauses and idempotency keys of the sessions schema. Every state
@@ -139,22 +27,17 @@ const entities = (result: unknown): SessionEntity[] => rowsOf(result).map(toEnti
  * rule is the database's (partial unique index), never a read-then-write.
  */
 @Injectable()
-export class SessionsRepository {
+export class SessionsRepository extends SchemaRepository {
   private readonly sessions: string;
   private readonly pauses: string;
   private readonly keys: string;
-  private readonly schema: string;
 
-  constructor(private readonly dataSource: DataSource) {
-    const schema = schemaOf(dataSource);
-    this.schema = schema;
+  constructor(dataSource: DataSource) {
+    super(dataSource);
+    const schema = this.schema;
     this.sessions = `"${schema}"."sessions"`;
     this.pauses = `"${schema}"."session_pauses"`;
     this.keys = `"${schema}"."idempotency_keys"`;
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
   }
 
   /**

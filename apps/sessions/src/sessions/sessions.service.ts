@@ -30,7 +30,8 @@ import {
   sessionValidationFailed,
 } from './sessions.errors';
 import { SessionsPublisher, type ChangedRefs } from './sessions.publisher';
-import { SessionsRepository, type KeyClaim, type NewSessionRow, type SessionKey } from './sessions.repository';
+import type { KeyClaim, NewSessionRow, SessionKey } from './session-rows';
+import { SessionsRepository } from './sessions.repository';
 
 /** How a transition that could not be done at once ends: with the session as it is, or an error raised after the commit (an expiry on touch stays). */
 type Verdict = { session: SessionEntity } | { error: DomainError } | 'retry';

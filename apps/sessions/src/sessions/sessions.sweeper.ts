@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
+import { LOGGER, Metrics, WorkLoop, type AppLogger } from '@worktrack/platform';
 import { SessionsConfig } from '../sessions.config';
 import { SessionsPublisher } from './sessions.publisher';
 import { SessionsRepository } from './sessions.repository';
@@ -19,9 +19,7 @@ const BATCH = 500;
 export class SessionsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger: AppLogger;
   private readonly autoClosed: Counter;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly loop: WorkLoop;
 
   constructor(
     private readonly sessions: SessionsRepository,
@@ -32,17 +30,19 @@ export class SessionsSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   ) {
     this.logger = logger.child({ component: 'sessions-sweeper' });
     this.autoClosed = metrics.counter('worktrack_sessions_auto_closed_total', 'Live sessions closed at the maximum duration (D-25).');
+    this.loop = new WorkLoop({ name: 'sessions-sweeper', intervalMs: config.SESSION_SWEEP_INTERVAL_MS, logger: this.logger }, async () => {
+      const closed = await this.sweep();
+      if (closed > 0) this.logger.info({ closed }, 'sessions past the maximum duration closed');
+      return false;
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Closes every live session past the maximum duration at `now`; returns how many this replica closed. */
@@ -58,21 +58,5 @@ export class SessionsSweeper implements OnApplicationBootstrap, OnModuleDestroy 
       total += closed;
       if (closed < BATCH) return total;
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sweep()
-        .then((closed) => {
-          if (closed > 0) this.logger.info({ closed }, 'sessions past the maximum duration closed');
-        })
-        .catch((err: unknown) => this.logger.error({ err }, 'session sweep failed; retrying at the next interval'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.config.SESSION_SWEEP_INTERVAL_MS);
-    this.timer.unref();
   }
 }

@@ -23,7 +23,7 @@ import { ReadinessService } from '../health/readiness.service';
 import { logContext, NestPinoLogger, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { KafkaClient } from '../kafka/kafka.client';
-import { backoffMs, dependenciesOf, StartingProbes, waitForDependencies } from './dependencies';
+import { dependenciesOf, StartingProbes, startupBackoffMs, waitForDependencies } from './dependencies';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -158,7 +158,7 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
         for (const m of options.metrics.registry.getMetricsAsArray()) {
           if (!baseMetrics.has(m.name)) options.metrics.registry.removeSingleMetric(m.name);
         }
-        const delay = backoffMs(attempt);
+        const delay = startupBackoffMs(attempt);
         logger.warn({ err, attempt, retryInMs: delay }, 'start-up failed; retrying');
         probes.waitingFor = { app: err instanceof Error ? err.message : String(err) };
         await sleep(delay);

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AppLogger } from '../logging/logger';
-import { backoffMs, StartingProbes, waitForDependencies } from './dependencies';
+import { StartingProbes, startupBackoffMs, waitForDependencies } from './dependencies';
 
 // An app waits for its dependencies with bounded backoff, reporting
 // not-ready meanwhile, instead of exiting.
@@ -25,8 +25,8 @@ async function freePort(): Promise<number> {
 
 describe('waiting for dependencies', () => {
   it('backs off 250 ms doubling, bounded by 5 s (or the cap given)', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 100].map((n) => backoffMs(n))).toEqual([250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
-    expect(backoffMs(10, 20)).toBe(20);
+    expect([1, 2, 3, 4, 5, 6, 7, 100].map((n) => startupBackoffMs(n))).toEqual([250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
+    expect(startupBackoffMs(10, 20)).toBe(20);
   });
 
   it('retries until every dependency answers, naming what it waits for meanwhile, and logs a change once, not every attempt', async () => {

@@ -1,3 +1,4 @@
+import { backoffMs } from '../work/backoff';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -11,8 +12,8 @@ import type { AppLogger } from '../logging/logger';
 /** A start-up dependency check: resolves when the dependency answers. */
 export type DependencyCheck = () => Promise<void>;
 
-/** Bounded backoff between start-up attempts: 250 ms doubling up to 5 s. */
-export const backoffMs = (attempt: number, capMs = 5_000): number => Math.min(250 * 2 ** Math.max(0, attempt - 1), capMs);
+/** Bounded backoff between start-up attempts (the first is 1): 250 ms doubling up to 5 s. */
+export const startupBackoffMs = (attempt: number, capMs = 5_000): number => backoffMs(attempt - 1, { firstMs: 250, capMs });
 
 /** What an app needs before it can start: the Kafka cluster, and its Postgres for the apps that own a schema. */
 export function dependenciesOf(config: AppConfig): Record<string, DependencyCheck> {
@@ -145,6 +146,6 @@ export async function waitForDependencies(
       lastLog = Date.now();
       logger.warn({ waitingFor: failures, attempt }, `waiting for ${names.join(', ')}`);
     }
-    await sleep(backoffMs(attempt, opts.capMs));
+    await sleep(startupBackoffMs(attempt, opts.capMs));
   }
 }

@@ -1,5 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { AppLogger } from '../logging/logger';
+import { WorkLoop } from '../work/work-loop';
 
 /**
  * Removes the consumer groups of replicas that are gone.
@@ -20,7 +21,7 @@ export class PrivateGroupJanitor {
   private readonly families = new Map<string, string>();
   /** Group id → when it was first seen Empty. */
   private readonly emptySince = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
+  private loop?: WorkLoop;
   private sweeping?: Promise<string[]>;
 
   constructor(
@@ -32,15 +33,20 @@ export class PrivateGroupJanitor {
   /** Looks after `family` (a group id prefix ending in `.`); `own` is never touched. */
   watch(family: string, own: string): void {
     this.families.set(family, own);
-    if (!this.timer && this.intervalMs > 0) {
-      this.timer = setInterval(() => void this.sweep(), this.intervalMs);
-      this.timer.unref();
+    if (!this.loop && this.intervalMs > 0) {
+      this.loop = new WorkLoop({ name: 'group-janitor', intervalMs: this.intervalMs, logger: this.logger }, async () => {
+        await this.sweep();
+        return false;
+      });
+      this.loop.start();
     }
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Stops sweeping; resolves once a pass in progress ended. */
+  stop(): Promise<void> {
+    const loop = this.loop;
+    this.loop = undefined;
+    return loop?.stop() ?? Promise.resolve();
   }
 
   /** One pass; resolves with the groups it deleted. Never throws (a broker away is retried next time). */

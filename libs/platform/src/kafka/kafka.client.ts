@@ -391,7 +391,7 @@ export class KafkaClient {
   }
 
   async close(): Promise<void> {
-    this.janitor.stop();
+    await this.janitor.stop();
     const producer = this.producerPromise;
     const admin = this.adminPromise;
     this.producerPromise = undefined;

@@ -10,6 +10,7 @@ import { contractHeaders } from '../kafka/message';
 import type { AppLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { LOGGER } from '../nest/tokens';
+import { backoffMs } from '../work/backoff';
 import { outboxRowViolation, recordOutboxViolation } from './outbox-check';
 import { outboxChannel, outboxTable } from './outbox-table';
 
@@ -209,7 +210,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (outcome === 'full' || this.stopping) continue; // more may be waiting
       if (failures > 0) {
         this.backingOff = true;
-        await this.sleep(Math.min(this.pollIntervalMs * 2 ** failures, MAX_BACKOFF_MS));
+        await this.sleep(backoffMs(failures, { firstMs: this.pollIntervalMs, capMs: MAX_BACKOFF_MS }));
         this.backingOff = false;
       } else if (!this.notified) {
         // The relaying replica waits for a NOTIFY (or notify()), reading only now and then.

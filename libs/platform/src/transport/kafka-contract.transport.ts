@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics/metrics';
 import { ContractContext } from './contract.context';
 import { StartupRefusal } from '../bootstrap/startup-refusal';
 import { commandContractsOf } from '../contracts/contract-registry';
+import { backoffMs } from '../work/backoff';
 import { patternOf, type EventGroupOptions, type HandlerExtras } from './contract-pattern';
 import { internalErrorBody } from './rpc-domain-error.filter';
 
@@ -291,7 +292,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
           outgoing = message({ ok: false, error: internalErrorBody(meta.requestId) }); // small: always fits
           continue;
         }
-        const wait = Math.min(100 * 2 ** attempt, 1_000);
+        const wait = backoffMs(attempt, { firstMs: 100, capMs: 1_000 });
         if (Date.now() + wait > to.deadline) {
           this.log.error(
             { err, type: meta.type, attempts: attempt + 1 },
@@ -390,7 +391,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         }
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'retried' });
         this.log.warn({ err, attempt, topic, partition, offset: meta.offset }, 'handler failed; retrying');
-        await sleep(Math.min(100 * 2 ** attempt, 5_000));
+        await sleep(backoffMs(attempt, { firstMs: 100, capMs: 5_000 }));
         await heartbeat();
       }
     }
