@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
+import { SERVICE_NAMES } from '@worktrack/contracts';
 import { memberWithToken, mainOf, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
 
@@ -117,7 +118,8 @@ describe('hostile and odd input end to end', () => {
       return realFetch(input, { ...init, headers });
     };
     // Generous start-up bounds: the machine is shared and noisy.
-    for (const app of ['identity', 'ingestion', 'sessions', 'correlation', 'plate']) apps.push(await startAppProcess(app, {}, 120_000));
+    // Every service: the operator's GET /status asks each of them.
+    for (const app of SERVICE_NAMES.filter((s) => s !== 'connectors')) apps.push(await startAppProcess(app, {}, 120_000));
     connectors = await startAppProcess('connectors', {}, 120_000);
     apps.push(connectors);
     gateway = await startAppProcess(

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { ErrorCode, httpStatusOf } from '@worktrack/contracts';
+import { ErrorCode, httpStatusOf, SERVICE_NAMES } from '@worktrack/contracts';
 import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type Reply } from './http';
 
@@ -668,11 +668,7 @@ describe('the OpenAPI-driven fuzz stage', () => {
   beforeAll(async () => {
     process.stdout.write(`[fuzz] seed ${SEED}, ${RUNS} requests per operation (replay: FUZZ_SEED=${SEED})\n`);
     // Every service: the documented GET /status asks each of them.
-    apps.push(
-      ...(await Promise.all(
-        ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'].map((a) => startAppProcess(a, {}, 150_000)),
-      )),
-    );
+    apps.push(...(await Promise.all(SERVICE_NAMES.map((a) => startAppProcess(a, {}, 150_000)))));
     // The webhooks refuse every fuzzed delivery (no signature): the per-address limit of such failures must not end the run.
     gateway = await startAppProcess(
       'gateway',

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { SERVICE_NAMES } from '@worktrack/contracts';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
 
@@ -13,7 +14,7 @@ import { call, type ErrorBody } from './http';
  * through the gateway. The Kafka topics exist already (the run's global setup
  * plays the topics Job).
  */
-const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'] as const;
+const SERVICES = SERVICE_NAMES;
 
 const b64 = (bytes: number): string => randomBytes(bytes).toString('base64');
 const SECRETS = {
