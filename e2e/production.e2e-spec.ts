@@ -22,6 +22,7 @@ const SECRETS = {
   CURSOR_SECRET: b64(48),
   OPERATOR_TOKEN: b64(48),
   CONNECTOR_SECRET_KEYS: `k1:${b64(32)}`,
+  WEBHOOK_SECRET_KEYS: `k1:${b64(32)}`,
 };
 const PRODUCTION = { ...SECRETS, NODE_ENV: 'production', MIGRATE_ON_START: 'false', LOG_LEVEL: 'info' };
 
@@ -202,6 +203,7 @@ describe('production mode from nothing', () => {
   it('each app refuses to start in production without its secret, naming it and printing no secret value', async () => {
     const cases = [
       ['connectors', 'CONNECTOR_SECRET_KEYS'],
+      ['webhooks', 'WEBHOOK_SECRET_KEYS'],
       ['gateway', 'OPERATOR_TOKEN'],
       ['gateway', 'JWT_SECRET'],
       ['identity', 'CURSOR_SECRET'],
