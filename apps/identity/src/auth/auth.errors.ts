@@ -37,8 +37,9 @@ export const onlyOwnersInviteOwners = (): DomainError => new DomainError(ErrorCo
 
 export const invitesNeedFullCredential = (): DomainError => new DomainError(ErrorCode.FORBIDDEN, 'Inviting needs a full credential.');
 
+/** A 400, not a 401: the caller is signed in, and a client must not take this for its session having ended. */
 export const wrongCurrentPassword = (): DomainError =>
-  new DomainError(ErrorCode.INVALID_CREDENTIALS, 'The current password is not right.', [{ path: 'current_password', issue: 'not right' }]);
+  new DomainError(ErrorCode.VALIDATION_FAILED, 'The current password is not right.', [{ path: 'current_password', issue: 'not right' }]);
 
 export const invalid = (path: string, issue: string): DomainError =>
   new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid.', [{ path, issue }]);

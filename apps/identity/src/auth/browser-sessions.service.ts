@@ -105,7 +105,7 @@ export class BrowserSessionsService {
       const session = secret ? await this.repo.lockSession(manager, secret.sessionId) : null;
       if (!session || session.endedAt) return { ended: false };
       await this.end(manager, session, 'logout', new Date());
-      return { ended: true };
+      return { ended: true, sid: session.id };
     });
   }
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsBoolean, Matches } from 'class-validator';
+import { IsBoolean, IsOptional, IsUUID, Matches } from 'class-validator';
 import { defineCommand } from '../../message';
 import { SHA256_HEX } from './browser-session';
 
@@ -9,6 +9,8 @@ export class SignOutV1 {
 }
 export class SignedOutV1 {
   @IsBoolean() ended!: boolean;
+  /** The session that ended (the gateway that ended it refuses its JWTs at once). */
+  @IsOptional() @IsUUID() sid?: string;
 }
 export const SignOut = defineCommand({
   type: 'identity.auth.sign-out',
