@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
+import { SMTPServer } from 'smtp-server';
 import { Topics } from '@worktrack/contracts';
 import {
   eventually,
+  freePort,
   mainOf,
   memberWithToken,
   repoRoot,
@@ -336,6 +338,42 @@ describe('people signing in (D-38 … D-40)', () => {
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/MEMBER_EXISTS/);
     expect(admin(['--workspace', 'x', '--email', 'not-an-email']).status).toBe(2);
+  });
+
+  it('mails the invite link when a mail server is configured (D-38)', async () => {
+    const mails: Array<{ to: string[]; body: string }> = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, session, callback) {
+        let body = '';
+        stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        stream.on('end', () => {
+          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
+          callback();
+        });
+      },
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
+    const mailing = await startAppProcess('gateway', {
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_FROM: 'worktrack <invites@example.com>',
+    });
+    try {
+      const email = `mailed-${run}@example.com`;
+      const res = await call<Invite>(mailing.url, 'POST', '/v1/invites', { token: owner.token, body: { email } });
+      expect(res.status).toBe(201);
+      secrets.push(new URL(res.body.data.accept_url).searchParams.get('token')!);
+      expect(mails).toHaveLength(1);
+      expect(mails[0].to).toEqual([email]);
+      // The link, unbroken by line folding (quoted-printable soft breaks removed).
+      expect(mails[0].body.replace(/=\r?\n/g, '').replace(/=3D/g, '=')).toContain(res.body.data.accept_url);
+    } finally {
+      await mailing.stop();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 
   it('keeps secrets out of logs and Kafka: passwords, refresh secrets and invite links (D-38 … D-40)', async () => {
