@@ -51,7 +51,7 @@ export class InvitesController {
         actor: actorOf(principal),
         email: body.email,
         ...(body.role ? { role: body.role } : {}),
-        ...(body.expires_in_hours !== undefined ? { expiresInHours: body.expires_in_hours } : {}),
+        ...(body.expires_in_hours != null ? { expiresInHours: body.expires_in_hours } : {}),
         secretSha256: secretSha256(secret),
       },
       { key: principal.workspaceId },

@@ -35,7 +35,7 @@ export class TokensController {
         actor: actorOf(principal),
         name: body.name,
         scope: body.scope,
-        ...(body.expires_in_days !== undefined ? { expiresInDays: body.expires_in_days } : {}),
+        ...(body.expires_in_days != null ? { expiresInDays: body.expires_in_days } : {}),
       },
       { key: principal.memberId },
     );

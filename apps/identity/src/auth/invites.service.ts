@@ -141,9 +141,10 @@ export class InvitesService {
 
   /** The link works once, before expiry: creates the member (or sets the password of an invited one without) and signs in. */
   async accept(command: AcceptInviteV1): Promise<SignedInV1> {
-    const timezone = command.timezone === undefined ? 'UTC' : canonicalTimeZone(command.timezone);
+    // Absent and null alike: UTC (a client may send null for an optional field).
+    const timezone = command.timezone == null ? 'UTC' : canonicalTimeZone(command.timezone);
     if (!timezone) throw invalid('timezone', 'not an IANA time zone');
-    if (command.displayName !== undefined && command.displayName.trim() === '') throw invalid('display_name', 'must not be blank');
+    if (command.displayName != null && command.displayName.trim() === '') throw invalid('display_name', 'must not be blank');
     // Hashed before the transaction: argon2id is slow and holds no lock.
     const passwordHash = await this.hasher.hash(command.passwordDigest);
     return this.members.transaction(async (manager) => {

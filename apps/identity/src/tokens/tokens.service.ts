@@ -99,7 +99,7 @@ export class TokensService {
   }
 
   async create(actor: ActorV1, name: string, scope: TokenScope, expiresInDays?: number): Promise<CreatedTokenV1> {
-    const expiresAt = expiresInDays === undefined ? null : new Date(Date.now() + expiresInDays * 86_400_000);
+    const expiresAt = expiresInDays == null ? null : new Date(Date.now() + expiresInDays * 86_400_000);
     return this.members.transaction(async (manager) => {
       const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
       if (!member || member.deactivatedAt) throw unauthenticated();
