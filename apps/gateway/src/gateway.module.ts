@@ -19,6 +19,10 @@ import { WebhooksHttpModule } from './webhooks/webhooks-http.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
+import { InvitesController } from './sign-in/invites.controller';
+import { JwksController } from './sign-in/jwks.controller';
+import { SignInController } from './sign-in/sign-in.controller';
+import { TwoFactorController } from './sign-in/two-factor.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -29,7 +33,19 @@ import { TokensController } from './tokens/tokens.controller';
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule, WebhooksHttpModule],
-  controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
+  controllers: [
+    StatusController,
+    MeController,
+    MembersController,
+    TokensController,
+    AgentsController,
+    ActivityController,
+    McpController,
+    SignInController,
+    InvitesController,
+    JwksController,
+    TwoFactorController,
+  ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}

@@ -1,5 +1,6 @@
 import { runServiceMain, CommandUsageError, type ServiceConfig, type ServiceEntry } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
+import { inviteCommand } from './admin/invite.command';
 import { republishMembersCommand } from './admin/republish-members.command';
 import { republishTokensCommand } from './admin/republish-tokens.command';
 import { IdentityAppModule } from './app.module';
@@ -11,6 +12,7 @@ const admin: Record<string, (args: string[], config: ServiceConfig) => Promise<v
   'create-member': createMemberCommand,
   'republish-members': republishMembersCommand,
   'republish-tokens': republishTokensCommand,
+  invite: inviteCommand,
 };
 
 /** What runs identity (its own process, or scripts/services-host.ts beside other services). */

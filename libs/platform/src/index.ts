@@ -34,3 +34,4 @@ export * from './projection/replay';
 export * from './transport';
 export * from './work/backoff';
 export * from './work/work-loop';
+export * from './mail/mailer';

@@ -11,3 +11,7 @@ export const reportOnlyCredential = (): DomainError =>
 /** /status and /metrics with OPERATOR_TOKEN set answer only to that bearer. */
 export const operatorCredentialNeeded = (): DomainError =>
   new DomainError(ErrorCode.UNAUTHENTICATED, 'This endpoint needs the operator credential.');
+
+/** D-42: the workspace requires two-factor of this member; until they enrol, a browser session may only enrol. */
+export const twoFactorRequired = (): DomainError =>
+  new DomainError(ErrorCode.TWO_FACTOR_REQUIRED, 'Your workspace requires two-factor: turn it on (POST /v1/me/totp) to continue.');

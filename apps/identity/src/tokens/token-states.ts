@@ -14,12 +14,12 @@ export async function publishEveryTokenState(manager: EntityManager, publisher =
   let after = '';
   let count = 0;
   for (;;) {
-    const rows = await manager.query<Array<{ id: string; secret_hash: Buffer; revoked_at: Date | null }>>(
-      `SELECT id, secret_hash, revoked_at FROM "identity"."api_tokens" WHERE id > $1 ORDER BY id LIMIT $2`,
+    const rows = await manager.query<Array<{ id: string; secret_hash: Buffer; revoked_at: Date | null; expires_at: Date | null }>>(
+      `SELECT id, secret_hash, revoked_at, expires_at FROM "identity"."api_tokens" WHERE id > $1 ORDER BY id LIMIT $2`,
       [after, PAGE],
     );
     for (const row of rows)
-      await publisher.state(manager, tokenState({ id: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at }));
+      await publisher.state(manager, tokenState({ id: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at }));
     count += rows.length;
     if (rows.length < PAGE) return count;
     after = rows[rows.length - 1].id;

@@ -6,13 +6,13 @@ import { enqueue } from '@worktrack/platform';
 /** The length of the secret-hash prefix the gateway replicas hold (`TokenStateV1.secretCheck`). */
 const SECRET_CHECK_HEX = 16;
 
-/** What `identity.tokens` says of a token: its id, a check of its secret, whether it is revoked. */
-export function tokenState(token: { id: string; secretHash: Buffer; revokedAt: Date | null }): TokenStateV1 {
+/** What `identity.tokens` says of a token: its id, a check of its secret, whether it is revoked, when it expires (D-43). */
+export function tokenState(token: { id: string; secretHash: Buffer; revokedAt: Date | null; expiresAt: Date | null }): TokenStateV1 {
   return {
     tokenId: token.id,
     secretCheck: token.secretHash.toString('hex').slice(0, SECRET_CHECK_HEX),
     revoked: token.revokedAt !== null,
-    expiresAt: null,
+    expiresAt: token.expiresAt?.toISOString() ?? null,
   };
 }
 

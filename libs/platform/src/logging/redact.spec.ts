@@ -54,6 +54,37 @@ describe('log redaction (logs never hold credentials)', () => {
     });
   });
 
+  it('replaces the sign-in secrets whole: password digests, secret hashes, one-time codes, recovery codes (D-38 … D-42)', () => {
+    const out = redact({
+      command: {
+        email: 'ada@example.com',
+        passwordDigest: 'a'.repeat(64),
+        currentDigest: 'b'.repeat(64),
+        refreshSha256: 'c'.repeat(64),
+        secretSha256: 'd'.repeat(64),
+        recoveryCodeSha256s: ['e'.repeat(64)],
+        totp_code: '123456',
+        recovery_code: 'k3v7q-2xa9m',
+        new_password: 'hunter2hunter2',
+        sid: '5f0c7c1e-9a51-4f7a-9d86-6a3ff3c1c0d1',
+      },
+    });
+    expect(out).toEqual({
+      command: {
+        email: 'ada@example.com',
+        passwordDigest: REDACTED,
+        currentDigest: REDACTED,
+        refreshSha256: REDACTED,
+        secretSha256: REDACTED,
+        recoveryCodeSha256s: REDACTED,
+        totp_code: REDACTED,
+        recovery_code: REDACTED,
+        new_password: REDACTED,
+        sid: '5f0c7c1e-9a51-4f7a-9d86-6a3ff3c1c0d1',
+      },
+    });
+  });
+
   it('survives cycles and depth', () => {
     const a: Record<string, unknown> = { name: 'a' };
     a.self = a;

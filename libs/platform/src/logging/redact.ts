@@ -17,13 +17,19 @@ const SECRET_NAME =
   /^(authorization|proxyauthorization|cookie|setcookie|password|passwd|secret|clientsecret|signingsecret|webhooksecret|token|accesstoken|refreshtoken|idtoken|apitoken|apikey|privatekey|jwt|credential|credentials|signature|xhubsignature256|xhubsignature|xslacksignature|operatortoken)$/;
 /** Names ending this way are credentials too (JWT_SECRET, CURSOR_SECRET, OPERATOR_TOKEN, CONNECTOR_SECRET_KEYS, DATABASE_PASSWORD…). */
 const SECRET_SUFFIX = /(secret|secretkeys|token|password|passwd|apikey|privatekey|signature)$/;
+/**
+ * People's access (D-38 … D-42): password digests and the hashes of refresh,
+ * invite and recovery secrets stand for the secret itself; one-time codes too.
+ */
+const SIGN_IN_SECRET =
+  /(digest|sha256|sha256s|totpcode|recoverycode|recoverycodes|refreshcookie|wtrefresh|privatejwk|totpsecret|totppending)$/;
 
 const normalise = (name: string): string => name.toLowerCase().replace(/[-_.\s]/g, '');
 
 /** Whether a field or parameter of this name holds a credential. */
 export const isSecretName = (name: string): boolean => {
   const n = normalise(name);
-  return SECRET_NAME.test(n) || SECRET_SUFFIX.test(n);
+  return SECRET_NAME.test(n) || SECRET_SUFFIX.test(n) || SIGN_IN_SECRET.test(n);
 };
 
 /**
