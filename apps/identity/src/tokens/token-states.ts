@@ -19,7 +19,10 @@ export async function publishEveryTokenState(manager: EntityManager, publisher =
       [after, PAGE],
     );
     for (const row of rows)
-      await publisher.state(manager, tokenState({ id: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at }));
+      await publisher.state(
+        manager,
+        tokenState({ id: row.id, secretHash: row.secret_hash, revokedAt: row.revoked_at, expiresAt: row.expires_at }),
+      );
     count += rows.length;
     if (rows.length < PAGE) return count;
     after = rows[rows.length - 1].id;

@@ -754,6 +754,158 @@ export interface paths {
         patch: operations["tokens.rename"];
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's webhook endpoints
+         * @description Oldest first, never with a secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.list"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Never with its secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.
+         */
+        delete: operations["webhookEndpoints.remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.
+         */
+        patch: operations["webhookEndpoints.update"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's delivery log
+         * @description Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send failed messages
+         * @description Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-messages/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a webhook message
+         * @description Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookMessages.replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspace": {
         parameters: {
             query?: never;
@@ -998,8 +1150,8 @@ export interface components {
             /** @enum {string} */
             scope: "full" | "report_only";
             /**
-             * @description The full token, shown this once.
-             * @example wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ
+             * @description The full token, shown this once: `wt_<token id: 8 lowercase base32>_<secret: 43 base62>`. The example is a placeholder in capitals that no real token can have.
+             * @example wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
              */
             token: string;
             /**
@@ -1040,6 +1192,23 @@ export interface components {
              */
             scope: "full" | "report_only";
         };
+        CreateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /**
+             * @description 1 to 50 event types (no wildcards).
+             * @example [
+             *       "session.started",
+             *       "session.closed"
+             *     ]
+             */
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).
+             * @example https://hooks.example.com/worktrack
+             */
+            url: string;
+        };
         DeliveryBody: {
             attempts: number;
             /** Format: uuid */
@@ -1075,7 +1244,7 @@ export interface components {
          * @description Stable and machine-readable; clients branch on it, never on `message`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED" | "TWO_FACTOR_REQUIRED" | "MEMBER_EXISTS";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED" | "TWO_FACTOR_REQUIRED" | "MEMBER_EXISTS";
         ErrorDetail: {
             /** @description What is wrong with it. */
             issue: string;
@@ -1222,6 +1391,13 @@ export interface components {
             /** @example Review the release notes */
             title: string;
         };
+        RecoverWebhookMessagesDto: {
+            /**
+             * Format: date-time
+             * @description Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).
+             */
+            since: string;
+        };
         RecoveryCodesBody: {
             /**
              * @description Ten one-time codes for when the authenticator is lost, shown this once.
@@ -1247,8 +1423,8 @@ export interface components {
         RegisteredAgentBody: {
             agent: components["schemas"]["MemberBody"];
             /**
-             * @description The agent's API token, shown this once.
-             * @example wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ
+             * @description The agent's API token, shown this once: `wt_<token id: 8 lowercase base32>_<secret: 43 base62>`. The example is a placeholder in capitals that no real token can have.
+             * @example wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
              */
             token: string;
         };
@@ -1453,6 +1629,16 @@ export interface components {
              */
             role?: "owner" | "admin" | "member" | null;
         };
+        UpdateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /** @description false stops deliveries; true resumes them (and clears `disabled_reason`). */
+            enabled?: boolean | null;
+            /** @description 1 to 50 event types; replaces the list. */
+            event_types?: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[] | null;
+            /** @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery). */
+            url?: string | null;
+        };
         UpdateWorkspaceDto: {
             /**
              * @description Whose browser sessions must have two-factor on: nobody, owners and admins, or everyone.
@@ -1468,6 +1654,70 @@ export interface components {
              * @enum {string}
              */
             outcome: "accepted" | "ignored";
+        };
+        WebhookAttemptBody: {
+            /** Format: uuid */
+            attempt_id: string;
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt goes; null when none will.
+             */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            outcome: "succeeded" | "failed";
+            /** @description null when no answer came (timeout, refused address, connection error). */
+            status_code: number | null;
+            /** @example session.started */
+            type: string;
+            /**
+             * @description The same on every attempt and replay of a message.
+             * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+             */
+            webhook_id: string;
+        };
+        WebhookEndpointBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookEndpointWithSecretBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 bytes), shown only at creation and rotation.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookResendBody: {
+            /** @description Deliveries queued again. */
+            messages: number;
+        };
+        WebhookTestBody: {
+            /** @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90 */
+            webhook_id: string;
         };
         /**
          * @example {
@@ -1632,6 +1882,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -1812,7 +2085,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -1825,6 +2098,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -1856,6 +2152,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -2029,7 +2348,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -2096,6 +2415,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -2264,7 +2606,7 @@ export interface operations {
                      *           },
                      *           "plate_capacity": 1
                      *         },
-                     *         "token": "wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ"
+                     *         "token": "wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
                      *       }
                      *     }
                      */
@@ -2358,7 +2700,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -2425,6 +2767,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -2674,7 +3039,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -2735,6 +3100,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -2973,7 +3361,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -3034,6 +3422,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3196,7 +3607,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -3209,6 +3620,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3234,6 +3668,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3458,7 +3915,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -3471,6 +3928,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3496,6 +3976,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3653,7 +4156,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -3666,6 +4169,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3697,6 +4223,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3928,7 +4477,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -3941,6 +4490,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3972,6 +4544,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4163,7 +4758,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -4176,6 +4771,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4207,6 +4825,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4425,7 +5066,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -4492,6 +5133,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4733,7 +5397,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -4746,6 +5410,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4777,6 +5464,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5002,7 +5712,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -5015,6 +5725,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5046,6 +5779,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5177,7 +5933,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -5190,6 +5946,52 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5387,7 +6189,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -5448,6 +6250,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5647,7 +6472,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -5708,6 +6533,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5893,7 +6741,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -5906,6 +6754,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -5937,6 +6808,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -6172,7 +7066,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -6239,6 +7133,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -6469,7 +7386,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -6482,6 +7399,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -6513,6 +7453,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -6753,7 +7716,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -6820,6 +7783,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7040,7 +8026,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -7053,6 +8039,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7084,6 +8093,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7344,7 +8376,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -7411,6 +8443,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7614,7 +8669,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -7681,6 +8736,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7874,7 +8952,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -7887,6 +8965,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -7918,6 +9019,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -8120,7 +9244,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -8187,6 +9311,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -8392,7 +9539,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -8459,6 +9606,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -8754,7 +9924,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -8821,6 +9991,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9106,7 +10299,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -9119,6 +10312,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9150,6 +10366,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9296,7 +10535,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -9309,6 +10548,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9334,6 +10596,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9513,7 +10798,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -9526,6 +10811,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9557,6 +10865,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -9767,7 +11098,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -9834,6 +11165,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10078,7 +11432,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10145,6 +11499,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10289,7 +11666,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10302,6 +11679,52 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10487,7 +11910,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10500,6 +11923,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10531,6 +11977,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -10746,7 +12215,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -10813,6 +12282,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11034,7 +12526,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11101,6 +12593,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11351,7 +12866,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11418,6 +12933,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11658,7 +13196,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11671,6 +13209,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11702,6 +13263,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11841,7 +13425,7 @@ export interface operations {
                                  */
                                 schema: string;
                                 /** @enum {string} */
-                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors";
+                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors" | "webhooks";
                                 /** @example 0.1.0 */
                                 version: string;
                             }[];
@@ -11898,7 +13482,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -11911,6 +13495,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11936,6 +13543,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12107,7 +13737,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12120,6 +13750,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12151,6 +13804,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12268,7 +13944,7 @@ export interface operations {
                      *         "last_used_at": null,
                      *         "expires_at": null,
                      *         "revoked_at": null,
-                     *         "token": "wt_k3v7q2xa_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ"
+                     *         "token": "wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
                      *       }
                      *     }
                      */
@@ -12362,7 +14038,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12429,6 +14105,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12662,7 +14361,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -12675,6 +14374,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12706,6 +14428,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -12949,7 +14694,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -13016,6 +14761,3246 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.list": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *           "url": "https://hooks.example.com/worktrack",
+                     *           "event_types": [
+                     *             "session.started"
+                     *           ],
+                     *           "description": null,
+                     *           "enabled": false,
+                     *           "disabled_reason": "the endpoint answered 410 Gone",
+                     *           "created_at": "2026-03-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/worktrack",
+                 *       "event_types": [
+                 *         "session.started",
+                 *         "session.closed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown once). */
+            201: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, as it was. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.deliveries": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt_id": "27d2dbbb-721a-4ea7-a2fc-1fd456129758",
+                     *           "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90",
+                     *           "type": "session.started",
+                     *           "status_code": null,
+                     *           "outcome": "succeeded",
+                     *           "duration_ms": 1,
+                     *           "attempted_at": "2026-03-02T09:30:00Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookAttemptBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.recover": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-02T09:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookMessagesDto"];
+            };
+        };
+        responses: {
+            /** @description How many messages are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.rotate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.test": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookTestBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookMessages.replay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The webhook-id of a message (`msg_` and 32 hex digits).
+                 * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many deliveries are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -13220,7 +18205,7 @@ export interface operations {
             };
             /**
              * @description Request body too large.
-             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
              */
             413: {
                 headers: {
@@ -13287,6 +18272,29 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */

@@ -2304,6 +2304,428 @@ export const REQUEST_SCHEMAS = {
       ],
       "additionalProperties": false
     }
+  },
+  "webhookEndpoints.create": {
+    "method": "POST",
+    "path": "/webhook-endpoints",
+    "summary": "Register a webhook endpoint",
+    "description": "Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "url": {
+          "maxLength": 2048,
+          "type": "string",
+          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).",
+          "examples": [
+            "https://hooks.example.com/worktrack"
+          ]
+        },
+        "event_types": {
+          "items": {
+            "type": "string",
+            "enum": [
+              "session.started",
+              "session.paused",
+              "session.resumed",
+              "session.closed",
+              "plate.item.assigned",
+              "member.joined",
+              "member.deactivated",
+              "activity.event.linked"
+            ]
+          },
+          "type": "array",
+          "maxItems": 50,
+          "minItems": 1,
+          "description": "1 to 50 event types (no wildcards).",
+          "examples": [
+            [
+              "session.started",
+              "session.closed"
+            ]
+          ]
+        },
+        "description": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "description": "A label for you."
+        }
+      },
+      "type": "object",
+      "required": [
+        "url",
+        "event_types"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "webhookEndpoints.deliveries": {
+    "method": "GET",
+    "path": "/webhook-endpoints/{endpoint_id}/deliveries",
+    "summary": "Read an endpoint's delivery log",
+    "description": "Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size, 1–100; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "`meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.get": {
+    "method": "GET",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Read a webhook endpoint",
+    "description": "Never with its secret. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.list": {
+    "method": "GET",
+    "path": "/webhook-endpoints",
+    "summary": "List the workspace's webhook endpoints",
+    "description": "Oldest first, never with a secret. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size, 1–100; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "`meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.recover": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/recover",
+    "summary": "Re-send failed messages",
+    "description": "Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "since": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset)."
+        }
+      },
+      "type": "object",
+      "required": [
+        "since"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "webhookEndpoints.remove": {
+    "method": "DELETE",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Delete a webhook endpoint",
+    "description": "Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.rotate": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/rotate-secret",
+    "summary": "Rotate a webhook endpoint's secret",
+    "description": "A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.test": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/test",
+    "summary": "Send a test message",
+    "description": "A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.update": {
+    "method": "PATCH",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Change a webhook endpoint",
+    "description": "Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "url": {
+          "maxLength": 2048,
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery)."
+        },
+        "event_types": {
+          "items": {
+            "type": "string",
+            "enum": [
+              "session.started",
+              "session.paused",
+              "session.resumed",
+              "session.closed",
+              "plate.item.assigned",
+              "member.joined",
+              "member.deactivated",
+              "activity.event.linked"
+            ]
+          },
+          "type": [
+            "array",
+            "null"
+          ],
+          "maxItems": 50,
+          "minItems": 1,
+          "description": "1 to 50 event types; replaces the list."
+        },
+        "description": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "description": "A label for you."
+        },
+        "enabled": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "false stops deliveries; true resumes them (and clears `disabled_reason`)."
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "webhookMessages.replay": {
+    "method": "POST",
+    "path": "/webhook-messages/{webhook_id}/replay",
+    "summary": "Replay a webhook message",
+    "description": "Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "webhook_id": {
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "type": "string",
+            "examples": [
+              "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
+            ],
+            "description": "The webhook-id of a message (`msg_` and 32 hex digits)."
+          }
+        },
+        "required": [
+          "webhook_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
   }
 } as const;
 
