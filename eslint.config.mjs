@@ -8,7 +8,7 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors'];
+const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'web'];
 
 const noFocusOrSkip = ['it', 'test', 'describe'].flatMap((object) =>
   ['only', 'skip', 'todo'].map((property) => ({ object, property, message: 'No focused, skipped or todo tests in main.' })),
@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { '@nx': nx },

@@ -112,6 +112,14 @@ export class GatewayConfig extends AppConfig {
   @Matches(/^(https?:\/\/.+)?$/, { message: 'must be empty or an http(s) URL' })
   MCP_API_URL = '';
 
+  /**
+   * D-44: the built web app (index.html and assets/) served at `/`. Empty: the
+   * build's dist/web, when there is one; without it the gateway serves the API only.
+   */
+  @EnvString()
+  @IsString()
+  WEB_ROOT = '';
+
   crossCheck(): string[] {
     const problems: string[] = [];
     if (this.NODE_ENV === 'production' && this.JWT_SECRET === DEV_JWT_SECRET) {
