@@ -16,7 +16,7 @@ export interface Held {
 }
 
 /** Work arriving from elsewhere (the CLI, an agent, another device) shows within this long without a reload. */
-export const POLL_MS = 15_000;
+export const POLL_MS = 10_000;
 
 export function useMe() {
   return useQuery({ queryKey: ['me'], queryFn: () => unwrap(api.GET('/me')), staleTime: 60_000 });

@@ -1,0 +1,254 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { call } from './http';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-sync',
+];
+/** The `worktrack` command, built (libs/sdk/src/cli). */
+const CLI = join(repoRoot(), 'dist', 'libs', 'sdk', 'src', 'cli', 'main.js');
+/** The 375 px screenshot of Today, kept by CI as an artefact. */
+export const ARTIFACTS = join(repoRoot(), 'artifacts', 'web');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const run = randomUUID().slice(0, 8);
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: Array<{ html: string }> }>;
+}
+
+/**
+ * D-44 end to end: the built app served by the real gateway, in Debian's
+ * headless Chromium, against identity, sessions, plate, ingestion and
+ * correlation running as processes.
+ */
+describe('D-44: the web app in a browser against the real stack', () => {
+  jest.setTimeout(180_000);
+  let processes: AppProcess[] = [];
+  let gateway: AppProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let owner: MemberWithToken;
+  let teammate: MemberWithToken;
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+
+  /**
+   * Signs the browser in as `member`: the app asks POST /v1/auth/refresh for its
+   * access token on load (D-40); until the sign-in routes exist, the browser's
+   * refresh is answered with the member's own API token as that access token
+   * (the gateway accepts it as a bearer like a session JWT, D-11).
+   */
+  async function signIn(ctx: BrowserContext, member: MemberWithToken): Promise<void> {
+    await ctx.route('**/v1/auth/refresh', (route) =>
+      route.fulfill({ status: 200, json: { data: { access_token: member.token, token_type: 'Bearer', expires_in: 600 } } }),
+    );
+  }
+
+  async function expectAccessible(p: Page, where: string): Promise<void> {
+    await p.evaluate(AXE);
+    const result = await p.evaluate<AxeResult>('axe.run(document)');
+    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect({ where, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`) }).toEqual({ where, violations: [] });
+  }
+
+  const cli = (args: string[], token: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: repoRoot(),
+        env: {
+          ...process.env,
+          WORKTRACK_URL: `${gateway.url}/v1`,
+          WORKTRACK_TOKEN: token,
+          WORKTRACK_QUEUE_DIR: join(ARTIFACTS, `queue-${run}`),
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm test installs Debian's chromium package`);
+    if (!existsSync(join(repoRoot(), 'dist', 'web', 'index.html'))) throw new Error('dist/web is missing: run npm run build');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    processes = await Promise.all(
+      ['identity', 'sessions', 'plate', 'ingestion', 'correlation'].map((app) => startAppProcess(app, {}, 60_000)),
+    );
+    gateway = await startAppProcess('gateway', { REQUEST_TIMEOUT_MS: '5000' }, 60_000);
+    processes.push(gateway);
+    const workspace = `web-${run}`;
+    owner = memberWithToken({ workspace, email: `owner-${run}@example.com`, role: 'owner', timezone: 'Europe/Berlin' });
+    teammate = memberWithToken({ workspace, email: `mate-${run}@example.com`, capacity: 1, timezone: 'Europe/Berlin' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
+    await signIn(context, owner);
+    page = await context.newPage();
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(processes.map((p) => p.stop()));
+  });
+
+  afterEach(() => {
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('serves the app at / from the gateway under its Content-Security-Policy, and a deep link comes back after sign-in', async () => {
+    const fresh = await browser.newContext();
+    const p = await fresh.newPage();
+    await fresh.route('**/v1/auth/refresh', (route) =>
+      route.fulfill({ status: 401, json: { error: { code: 'UNAUTHENTICATED', message: 'no cookie' } } }),
+    );
+    const res = await p.goto(`${gateway.url}/plate`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await p.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(p.url()).pathname).toBe('/sign-in');
+    expect(new URL(p.url()).searchParams.get('return_to')).toBe('/plate');
+    await expect(p.getByLabel('Email').count()).resolves.toBe(1);
+    await expect(p.getByLabel('Password').count()).resolves.toBe(1);
+    await expectAccessible(p, 'sign-in');
+    await fresh.close();
+  });
+
+  it('starts, pauses, resumes and stops a session on Today, and lists it on Sessions', async () => {
+    await page.goto(`${gateway.url}/`);
+    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    for (const name of ['Today', 'Sessions', 'Plate', 'Reports', 'Settings'])
+      expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
+    const intent = `Release notes ${run}`;
+    await page.getByLabel('What are you working on?').fill(intent);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const timer = page.getByRole('timer');
+    await timer.waitFor();
+    const first = await timer.textContent();
+    await page.waitForTimeout(1500);
+    expect(await timer.textContent()).not.toBe(first); // ticking
+    await expectAccessible(page, 'Today with a live session');
+
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+    const paused = await timer.textContent();
+    await page.waitForTimeout(1500);
+    expect(await timer.textContent()).toBe(paused);
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    await page.getByRole('button', { name: 'Pause', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await timer.waitFor({ state: 'detached' });
+
+    await page.getByRole('link', { name: 'Sessions', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: intent });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('closed');
+    await expectAccessible(page, 'Sessions');
+  });
+
+  it('shows an event reported with the CLI under its session, and a session the CLI starts within 30 s without a reload', async () => {
+    await page.goto(`${gateway.url}/today`);
+    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    const started = await cli(['session', 'start', `CLI work ${run}`], owner.token);
+    expect(started.code).toBe(0);
+    await page.getByRole('timer').waitFor({ timeout: 30_000 }); // polling, no reload
+    expect(await page.getByText(`CLI work ${run}`).first().isVisible()).toBe(true);
+    const reported = await cli(['event', 'deploy', '--source', 'ci', '--payload', '{"env":"staging"}'], owner.token);
+    expect(reported.code).toBe(0);
+    const timeline = page.getByRole('region', { name: "Today's timeline" });
+    const group = timeline.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`CLI work ${run}`) }) });
+    await group.getByText(/ci · deploy/).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('timer').waitFor({ state: 'detached' });
+  });
+
+  it('creates an API token shown once, copies it, uses it with curl, and revokes it', async () => {
+    await page.goto(`${gateway.url}/settings`);
+    const section = page.getByRole('region', { name: 'API tokens' });
+    await section.waitFor();
+    const name = `curl ${run}`;
+    await section.getByLabel('Token name').fill(name);
+    await section.getByRole('button', { name: 'Create token' }).click();
+    const shown = section.getByRole('status', { name: 'New token' });
+    await shown.waitFor();
+    const token = (await shown.textContent()) ?? '';
+    expect(token).toMatch(/^wt_[a-z2-7]{8}_[A-Za-z0-9]{43}$/);
+    await section.getByRole('button', { name: 'Copy new token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+    await expectAccessible(page, 'Settings');
+
+    const curl = (t: string) =>
+      spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${t}`, `${gateway.url}/v1/me`], {
+        encoding: 'utf8',
+      }).stdout;
+    expect(curl(token)).toBe('200');
+    const row = section.getByRole('row').filter({ hasText: name });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    const deadline = Date.now() + 5_000; // D-10: refused within 5 seconds
+    let status = curl(token);
+    while (status !== '401' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = curl(token);
+    }
+    expect(status).toBe('401');
+  });
+
+  it("assigns to a teammate's full day and says where it landed", async () => {
+    const filled = await call<{ data: { overflowed: boolean } }>(gateway.url, 'POST', '/v1/plate/assign', {
+      token: owner.token,
+      body: { assignee_id: teammate.memberId, title: `First ${run}` },
+    });
+    expect(filled.status).toBe(201);
+    await page.goto(`${gateway.url}/plate`);
+    await page.getByRole('heading', { name: 'Plate' }).waitFor();
+    const form = page.getByRole('region', { name: 'Assign to a teammate' });
+    await form.getByLabel(/Teammate/).fill(teammate.memberId);
+    await form.getByLabel('Item').fill(`Second ${run}`);
+    await form.getByRole('button', { name: 'Assign' }).click();
+    const said = form.getByRole('status');
+    await said.filter({ hasText: /was full for/ }).waitFor();
+    expect(await said.textContent()).toMatch(
+      /was full for .+, so it went to the next working day with room: \w+ \d+ \w+ \(1 of 1 taken\)\./,
+    );
+    await expectAccessible(page, 'Plate');
+  });
+
+  it('has no serious or critical axe violation on Reports, and keeps a 375 px screenshot of Today', async () => {
+    await page.goto(`${gateway.url}/reports`);
+    await page.getByRole('heading', { name: 'Reports' }).waitFor();
+    await page.getByRole('heading', { name: 'By day and work type' }).waitFor();
+    await expectAccessible(page, 'Reports');
+
+    const narrow = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2 });
+    await signIn(narrow, owner);
+    const phone = await narrow.newPage();
+    await phone.goto(`${gateway.url}/today`);
+    await phone.getByLabel('What are you working on?').waitFor();
+    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow).toBeLessThanOrEqual(0); // usable at 375 px: nothing wider than the screen
+    await expectAccessible(phone, 'Today at 375 px');
+    await phone.screenshot({ path: join(ARTIFACTS, 'today-375.png'), fullPage: true });
+    expect(existsSync(join(ARTIFACTS, 'today-375.png'))).toBe(true);
+    await narrow.close();
+  });
+});
