@@ -165,6 +165,35 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await expectAccessible(page, 'Sessions');
   });
 
+  it('works with the keyboard alone, and a second tab follows the first at once (BroadcastChannel, not polling)', async () => {
+    await page.goto(`${gateway.url}/today`);
+    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    const other = await context.newPage();
+    await other.goto(`${gateway.url}/today`);
+    await other.getByLabel('What are you working on?').waitFor();
+
+    const focusedName = () =>
+      page.evaluate<string>("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? ''");
+    const tabTo = async (test: () => Promise<boolean>): Promise<void> => {
+      for (let i = 0; i < 30 && !(await test()); i++) await page.keyboard.press('Tab');
+      expect(await test()).toBe(true);
+    };
+    await tabTo(
+      async () => (await page.evaluate<string>("document.activeElement?.labels?.[0]?.textContent ?? ''")) === 'What are you working on?',
+    );
+    await page.keyboard.type(`Keyboard only ${run}`);
+    await page.keyboard.press('Enter');
+    await page.getByRole('timer').waitFor();
+    const started = Date.now();
+    await other.getByRole('timer').waitFor({ timeout: 5_000 });
+    expect(Date.now() - started).toBeLessThan(5_000); // polling is every 10 s
+    await tabTo(async () => (await focusedName()) === 'Stop');
+    await page.keyboard.press('Enter');
+    await page.getByRole('timer').waitFor({ state: 'detached' });
+    await other.getByRole('timer').waitFor({ state: 'detached', timeout: 5_000 });
+    await other.close();
+  });
+
   it('shows an event reported with the CLI under its session, and a session the CLI starts within 30 s without a reload', async () => {
     await page.goto(`${gateway.url}/today`);
     await page.getByRole('heading', { name: 'Today' }).waitFor();
