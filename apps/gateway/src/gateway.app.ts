@@ -1,4 +1,5 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
+import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createLogger, Metrics, type AppLogger } from '@worktrack/platform';
 import { GatewayConfig } from './gateway.config';
@@ -20,7 +21,7 @@ import { registerUnauthenticatedLimit } from './rate-limit/unauthenticated-limit
 export const API_PREFIX = 'v1';
 
 /** Paths served outside the /v1 API prefix. */
-export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status'];
+export const UNVERSIONED_PATHS = ['healthz', 'readyz', 'metrics', 'status', '.well-known/jwks.json'];
 /** Provider webhooks (D-36): outside /v1, authenticated by the provider's signature. */
 export const HOOK_PATHS = ['hooks/github/:connector_id', 'hooks/slack/:connector_id'];
 /** Issue 20: the MCP server over streamable HTTP, outside /v1, behind the API's authentication. */
@@ -50,6 +51,8 @@ export async function startGateway(
  */
 export async function configureGateway(app: NestFastifyApplication): Promise<void> {
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
+  // D-40: the refresh cookie of the sign-in routes.
+  await app.register(fastifyCookie);
   applyApiPrefix(app);
   registerNoStore(app.getHttpAdapter().getInstance());
   const tokens = app.get(ApiTokenVerifier);

@@ -18,6 +18,9 @@ import { SessionsHttpModule } from './sessions/sessions-http.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
+import { InvitesController } from './sign-in/invites.controller';
+import { JwksController } from './sign-in/jwks.controller';
+import { SignInController } from './sign-in/sign-in.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -28,7 +31,18 @@ import { TokensController } from './tokens/tokens.controller';
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
-  controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
+  controllers: [
+    StatusController,
+    MeController,
+    MembersController,
+    TokensController,
+    AgentsController,
+    ActivityController,
+    McpController,
+    SignInController,
+    InvitesController,
+    JwksController,
+  ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}

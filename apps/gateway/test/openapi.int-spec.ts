@@ -75,8 +75,10 @@ const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 const REDOCLY_CONFIG = join(ROOT, 'redocly.yaml');
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-/** Documented routes outside /v1, each path item with servers of its own: the provider webhooks and the operator routes. */
-const OUTSIDE_API = /^\/(hooks\/|healthz$|readyz$|metrics$|status$|mcp$)/;
+/** Documented routes outside /v1, each path item with servers of its own: the provider webhooks, the operator routes, the session JWTs' keys. */
+const OUTSIDE_API = /^\/(hooks\/|healthz$|readyz$|metrics$|status$|mcp$|\.well-known\/jwks\.json$)/;
+/** The /v1 routes that take no bearer credential: signing in (D-38 … D-40). */
+const PUBLIC_API = new Set(['POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'POST /auth/accept-invite']);
 /** The MCP transport's GET and DELETE answer 405 (a stateless server, as the protocol asks): named in POST /mcp's description. */
 const PROTOCOL_405 = /^(GET|DELETE) \/mcp$/;
 
@@ -133,6 +135,8 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
     );
   /** The operations under /v1 (the webhooks are authenticated by provider signatures, the operator routes by the operator token). */
   const apiOperations = (): Array<[string, Operation]> => operations().filter(([name]) => !OUTSIDE_API.test(name.split(' ')[1]));
+  /** The /v1 operations behind the bearer credential. */
+  const bearerOperations = (): Array<[string, Operation]> => apiOperations().filter(([name]) => !PUBLIC_API.has(name));
   const schema = (name: string): Schema => {
     const found = doc.components.schemas[name];
     if (!found) throw new Error(`no schema ${name}`);
@@ -196,7 +200,7 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
   });
 
   it('answers every documented operation without a credential with the documented 401', async () => {
-    for (const [name, operation] of apiOperations()) {
+    for (const [name, operation] of bearerOperations()) {
       const [method, path] = name.split(' ');
       const res = await fetch(`${base}/v1${path.replace(/\{\w+\}/g, 'abcdefgh')}`, {
         method,
@@ -271,6 +275,10 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
   it('requires the bearer credential on every operation and documents its errors and headers (D-2, D-4, D-5)', () => {
     expect(schema('ErrorCode').enum).toEqual(Object.values(ErrorCode));
     for (const [name, operation] of apiOperations()) {
+      if (PUBLIC_API.has(name)) {
+        expect({ name, security: operation.security }).toEqual({ name, security: [] });
+        continue;
+      }
       expect({ name, security: operation.security }).toEqual({ name, security: [{ bearer: [] }] });
       const expected = ['401', '429', '500', '503', ...(operation.requestBody ? ['400', '413', '415'] : [])];
       expect({ name, missing: expected.filter((status) => !(status in operation.responses)) }).toEqual({ name, missing: [] });

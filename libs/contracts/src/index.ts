@@ -12,6 +12,7 @@ export * from './identity/member';
 export * from './identity/time-zone';
 export * from './identity/identity.commands';
 export * from './identity/identity.events';
+export * from './identity/auth';
 export * from './ingestion/activity-event.rules';
 export * from './ingestion/ingestion.commands';
 export * from './ingestion/ingestion.events';

@@ -29,10 +29,13 @@ function routes(): Array<{ route: string; rule: unknown }> {
         const method = RequestMethod[Number(Reflect.getMetadata(METHOD_METADATA, handler))];
         const path = String(Reflect.getMetadata(PATH_METADATA, handler));
         const rule: unknown = Reflect.getMetadata(ACCESS_RULE, handler) ?? Reflect.getMetadata(ACCESS_RULE, controller);
-        return { route: `${method} /${base}${path === '/' ? '' : `/${path}`}`, rule };
+        return { route: `${method} /${base}${path === '/' ? '' : `/${path}`}`.replace(/\/{2,}/g, '/'), rule };
       });
   });
 }
+
+/** The /v1 routes that take no credential: the sign-in routes (D-38 … D-40). */
+const PUBLIC_ROUTES = ['POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'POST /auth/accept-invite'];
 
 describe('D-9: every /v1 route declares its access rule', () => {
   it('finds the routes', () => {
@@ -41,8 +44,10 @@ describe('D-9: every /v1 route declares its access rule', () => {
 
   it.each(routes().map((r) => [r.route, r.rule] as const))('%s declares read, report or full', (route, rule) => {
     const path = route.split(' /')[1];
-    if (UNVERSIONED_PATHS.includes(path.split('/')[0]) || HOOK_PATHS.includes(path)) {
+    if (UNVERSIONED_PATHS.includes(path.split('/')[0]) || UNVERSIONED_PATHS.includes(path) || HOOK_PATHS.includes(path)) {
       expect(rule).toBeUndefined(); // outside /v1: public by construction (webhooks: the provider's signature is the credential, D-36)
+    } else if (PUBLIC_ROUTES.includes(route)) {
+      expect(rule).toBe('public'); // signing in (D-38 … D-40): no credential yet
     } else {
       expect(['read', 'report', 'full']).toContain(rule);
     }

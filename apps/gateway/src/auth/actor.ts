@@ -8,5 +8,6 @@ export const actorOf = (p: Principal): ActorV1 => ({
   scope: p.scope,
   credential: p.credential,
   ...(p.tokenId ? { tokenId: p.tokenId } : {}),
+  ...(p.sid ? { sid: p.sid } : {}),
   ...(p.profile ? { profile: p.profile } : {}),
 });

@@ -105,6 +105,7 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
   private readonly revokedAt = new Map<string, number>();
   /** The newest profile the feed announced per member (kept for one TTL): an older lookup answer never wins over it. */
   private readonly announced = new Map<string, { profile: MemberProfileV1; at: number }>();
+  private readonly eventHandlers = new Map<string, (body: unknown) => void>();
   private feed?: RunningConsumer;
   private lastFetchAt = 0;
   private readonly lookups: Counter<'outcome'>;
@@ -136,6 +137,14 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
       concurrency: Topics.identityEvents.partitions,
       eachMessage: ({ message }) => {
         const type = readHeaders(message.headers)[Header.type];
+        const handler = type === undefined ? undefined : this.eventHandlers.get(type);
+        if (handler && message.value) {
+          try {
+            handler(JSON.parse(message.value.toString('utf8')));
+          } catch (err) {
+            this.logger.error({ err, type }, 'unreadable identity event');
+          }
+        }
         if ((type === TokenRevoked.type || type === MemberChanged.type) && message.value) {
           try {
             const body: unknown = JSON.parse(message.value.toString('utf8'));
@@ -153,6 +162,16 @@ export class ApiTokenVerifier implements OnApplicationBootstrap, OnApplicationSh
     this.feed.consumer.on(this.feed.consumer.events.FETCH, () => {
       this.lastFetchAt = Date.now();
     });
+  }
+
+  /** Other credential caches follow more of `identity.events` through this feed (browser sessions ended, D-40). */
+  onIdentityEvent(type: string, handler: (body: unknown) => void): void {
+    this.eventHandlers.set(type, handler);
+  }
+
+  /** Whether the `identity.events` feed fetched within the last 2 s (caches trust older entries only then). */
+  feedLive(): boolean {
+    return Date.now() - this.lastFetchAt < FEED_LIVE_MS;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,11 +2,14 @@ import { Module } from '@nestjs/common';
 import { RpcModule } from '../rpc/rpc.module';
 import { ApiTokenVerifier } from './api-token.verifier';
 import { AuthGuard, JwtGuard } from './auth.guard';
+import { BrowserSessionVerifier } from './browser-session.verifier';
 import { JwtStrategy } from './jwt.strategy';
+import { SessionJwtVerifier } from './session-jwt.verifier';
+import { SessionKeys } from './session-keys';
 
 @Module({
   imports: [RpcModule],
-  providers: [JwtStrategy, JwtGuard, ApiTokenVerifier, AuthGuard],
-  exports: [AuthGuard, ApiTokenVerifier],
+  providers: [JwtStrategy, JwtGuard, ApiTokenVerifier, SessionKeys, SessionJwtVerifier, BrowserSessionVerifier, AuthGuard],
+  exports: [AuthGuard, ApiTokenVerifier, SessionKeys, BrowserSessionVerifier],
 })
 export class AuthModule {}

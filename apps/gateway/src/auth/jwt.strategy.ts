@@ -12,7 +12,9 @@ interface SessionClaims {
 }
 
 /**
- * D-11: session JWTs, verified locally (no round trip). HS256 with JWT_SECRET,
+ * D-11: session JWTs a deployment mints itself, verified locally (no round
+ * trip); worktrack's own (ES256 with `kid`, D-40) go through
+ * SessionJwtVerifier instead. HS256 with JWT_SECRET,
  * or RS256 with JWT_PUBLIC_KEY when set. `sub` = member id, `wid` = workspace
  * id, `exp` required; anything else is a 401. A valid signature is not
  * enough: the auth guard then resolves the claims to an active member of that

@@ -16,6 +16,8 @@ export interface Principal {
   credential: 'api_token' | 'jwt';
   /** The API token's public id (D-8), when the credential is a token. */
   tokenId?: string;
+  /** The browser session of a worktrack session JWT (D-40). */
+  sid?: string;
   /** The member's profile as identity answered (or the feed updated) it; carried with every command. */
   profile?: MemberProfileV1;
 }

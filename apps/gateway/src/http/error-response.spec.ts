@@ -25,6 +25,10 @@ const D2: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  INVALID_CREDENTIALS: 401,
+  SECOND_FACTOR_REQUIRED: 401,
+  TWO_FACTOR_REQUIRED: 403,
+  MEMBER_EXISTS: 409,
 };
 
 const pgError = (code: string, message = 'x'): DatabaseError => Object.assign(new DatabaseError(message, 0, 'error'), { code });

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ErrorCode, GetMe, UpdateMe } from '@worktrack/contracts';
 import { CommandClient, DomainError } from '@worktrack/platform';
-import { Access } from '../auth/access.decorator';
+import { Access, AllowedDuringEnrolment } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { ApiTokenVerifier } from '../auth/api-token.verifier';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -22,6 +22,7 @@ export class MeController {
   /** D-13: the member the credential acts as. */
   @Get()
   @Access('read')
+  @AllowedDuringEnrolment()
   @ApiOperation({ summary: 'Read the member the credential acts as', description: 'Profile, timezone and working hours.' })
   @ApiData(200, MemberBody, 'The member.')
   async me(@CurrentPrincipal() principal: Principal): Promise<{ data: MemberBody }> {

@@ -67,3 +67,9 @@ function pageResponse(model: Type, description: string, isArray: boolean): Metho
  * document builder; it groups all of them by HTTP status (`httpStatusOf`).
  */
 export const ApiErrors = (...codes: ErrorCode[]): MethodDecorator => ApiExtension(ERROR_CODES_EXTENSION, codes);
+
+/** Where `@ApiPublic` marks a /v1 route that takes no bearer credential (signing in). */
+export const PUBLIC_EXTENSION = 'x-worktrack-public';
+
+/** A /v1 route without a bearer credential (D-38 … D-41 sign-in routes): published with `security: []`. */
+export const ApiPublic = (): MethodDecorator => ApiExtension(PUBLIC_EXTENSION, true);

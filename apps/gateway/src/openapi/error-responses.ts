@@ -25,6 +25,11 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).',
   INTERNAL: 'An unexpected error; the message names the request id to report.',
   UNAVAILABLE: 'A dependency did not answer in time; safe to retry. `details` may name it.',
+  INVALID_CREDENTIALS:
+    'The email and password (or the invite, or the refresh cookie) do not sign anyone in; the same answer whatever was wrong.',
+  SECOND_FACTOR_REQUIRED: 'The member has two-factor on: send `totp_code` or `recovery_code` with the password.',
+  TWO_FACTOR_REQUIRED: 'The workspace requires two-factor of this member: until they enrol, their browser sessions may only enrol.',
+  MEMBER_EXISTS: 'The email already belongs to an active member of the workspace.',
 };
 
 const STATUS_SUMMARIES: Record<number, string> = {

@@ -15,7 +15,7 @@ import {
 } from '@nestjs/swagger';
 import { ErrorCode } from '@worktrack/contracts';
 import { GatewayConfig } from '../gateway.config';
-import { ERROR_CODES_EXTENSION } from './api-responses';
+import { ERROR_CODES_EXTENSION, PUBLIC_EXTENSION } from './api-responses';
 import { ERROR_SCHEMAS, errorResponses } from './error-responses';
 import { exampleOf as exampleFrom, MissingExampleError } from './examples';
 import { normalizeDocument } from './oas31';
@@ -47,6 +47,10 @@ const TAGS: Record<string, string> = {
   Webhooks:
     'Where GitHub and Slack deliver to a connector: outside `/v1`, authenticated by the provider signature instead of a bearer credential.',
   [MCP_TAG]: MCP_TAG_DESCRIPTION,
+  'Sign-in':
+    'People signing in from the web app: password, invite links, browser sessions with a short access token and a refresh cookie, ' +
+    'and the public keys of those access tokens at `/.well-known/jwks.json`.',
+  Invites: 'Owners and admins invite people by email; the one-time link creates the member and signs it in.',
   Operations:
     'Probes, metrics and status for operators, outside `/v1`. The probes are public; `/metrics` and `/status` need the operator token when one is configured.',
 };
@@ -122,6 +126,10 @@ function completeOperation(operation: OperationObject, where: string): void {
   const extensions = operation as OperationObject & Record<string, unknown>;
   const declared = (extensions[ERROR_CODES_EXTENSION] as ErrorCode[] | undefined) ?? [];
   delete extensions[ERROR_CODES_EXTENSION];
+  // A sign-in route takes no bearer: no member's rate limit either, so no RateLimit-* headers.
+  const isPublic = extensions[PUBLIC_EXTENSION] === true;
+  delete extensions[PUBLIC_EXTENSION];
+  const headers = isPublic ? publicHeadersFor : headersFor;
 
   const codes = [...ALWAYS, ...declared];
   if (operation.requestBody) codes.push(...WITH_BODY);
@@ -131,10 +139,10 @@ function completeOperation(operation: OperationObject, where: string): void {
 
   for (const [status, response] of Object.entries(operation.responses)) {
     if (Number(status) >= 400) throw new Error(`${where}: document error responses with @ApiErrors(...codes), not @ApiResponse(${status})`);
-    if (response && !('$ref' in response)) response.headers = { ...headersFor(Number(status)), ...response.headers };
+    if (response && !('$ref' in response)) response.headers = { ...headers(Number(status)), ...response.headers };
   }
-  Object.assign(operation.responses, errorResponses(codes, headersFor));
-  operation.security = [{ [BEARER_SCHEME]: [] }];
+  Object.assign(operation.responses, errorResponses(codes, headers));
+  operation.security = isPublic ? [] : [{ [BEARER_SCHEME]: [] }];
   operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
 }
 
@@ -154,6 +162,8 @@ const hookHeadersFor = (status: number): Record<string, HeaderObject> => {
   const { 'X-Request-Id': requestId, 'Retry-After': retryAfter } = headersFor(status);
   return { 'X-Request-Id': requestId, ...(retryAfter ? { 'Retry-After': retryAfter } : {}) };
 };
+
+const publicHeadersFor = (status: number): Record<string, HeaderObject> => hookHeadersFor(status);
 
 function completeHookOperation(operation: OperationObject): void {
   const extensions = operation as OperationObject & Record<string, unknown>;
@@ -193,14 +203,15 @@ function publish(scanned: OpenAPIObject, prefix: string, origin: ServerObject[])
   const paths: Record<string, PathItemObject> = {};
   const tags = new Set<string>();
   for (const [path, item] of Object.entries(scanned.paths)) {
-    const hook = path.startsWith('/hooks/');
+    // Provider webhooks, and the session JWTs' key set (D-40): outside the prefix, no bearer.
+    const hook = path.startsWith('/hooks/') || path.startsWith('/.well-known/');
     if (!path.startsWith(`${root}/`) && !hook) continue;
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
       if (hook) {
         completeHookOperation(operation);
-        operation.tags = ['Webhooks'];
+        if (path.startsWith('/hooks/')) operation.tags = ['Webhooks'];
       } else completeOperation(operation, `${method.toUpperCase()} ${path}`);
       (operation.tags ?? []).forEach((tag) => tags.add(tag));
     }

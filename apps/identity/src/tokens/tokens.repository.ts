@@ -35,7 +35,7 @@ export class TokensRepository {
   /** Inserts unless the id is taken (then returns false: the caller draws another id). */
   async insertIfFree(
     manager: EntityManager,
-    token: Omit<ApiTokenEntity, 'createdAt' | 'member' | 'lastUsedAt' | 'revokedAt'>,
+    token: Omit<ApiTokenEntity, 'createdAt' | 'member' | 'lastUsedAt' | 'revokedAt' | 'expiresAt'> & { expiresAt?: Date | null },
   ): Promise<boolean> {
     const result = await manager.createQueryBuilder().insert().into(ApiTokenEntity).values(token).orIgnore().execute();
     return (result.raw as unknown[]).length > 0; // RETURNING is empty when the id was taken

@@ -101,6 +101,8 @@ export class ActorV1 {
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
   @IsIn(['api_token', 'jwt']) credential!: 'api_token' | 'jwt';
   @IsOptional() @Matches(TOKEN_ID_PATTERN) tokenId?: string;
+  /** The browser session (D-40) of a session JWT identity signed. */
+  @IsOptional() @IsUUID() sid?: string;
   /** The member's profile as the gateway resolved it (absent from senders that did not resolve one). */
   @IsOptional() @ValidateNested() @Type(() => MemberProfileV1) profile?: MemberProfileV1;
 }

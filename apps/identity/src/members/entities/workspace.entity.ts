@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { TwoFactorPolicy } from '@worktrack/contracts';
 
 @Entity({ name: 'workspaces' })
 @Index('ux_workspaces_name', ['name'], { unique: true })
@@ -11,4 +12,8 @@ export class WorkspaceEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** D-42: whose browser sessions must have two-factor on. */
+  @Column('varchar', { name: 'require_two_factor', length: 8, default: 'none' })
+  requireTwoFactor!: TwoFactorPolicy;
 }

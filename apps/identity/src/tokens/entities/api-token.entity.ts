@@ -37,4 +37,8 @@ export class ApiTokenEntity {
 
   @Column('timestamptz', { name: 'revoked_at', nullable: true })
   revokedAt!: Date | null;
+
+  /** D-43: refused from then on (null: never expires). */
+  @Column('timestamptz', { name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
 }

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { IdentityConfig } from '../identity.config';
+import { IdentityMembersModule } from '../members/members.module';
+import { AuthConsumer } from './auth.consumer';
+import { AuthPublisher } from './auth.publisher';
+import { AuthRepository } from './auth.repository';
+import { BrowserSessionsService } from './browser-sessions.service';
+import { InvitesRepository } from './invites.repository';
+import { InvitesService } from './invites.service';
+import { PasswordHasher } from './password-hasher';
+import { SecretBox } from './secret-box';
+import { SignInService } from './sign-in.service';
+import { SigningKeys } from './signing-keys';
+import { TwoFactorPolicyCheck } from './two-factor-policy';
+
+/** People's access (D-38 … D-42): passwords, browser sessions and their JWTs, invites, two-factor. */
+@Module({
+  imports: [IdentityMembersModule],
+  controllers: [AuthConsumer],
+  providers: [
+    { provide: SecretBox, inject: [IdentityConfig], useFactory: (config: IdentityConfig) => new SecretBox(config.IDENTITY_SECRET_KEYS) },
+    AuthRepository,
+    AuthPublisher,
+    InvitesRepository,
+    PasswordHasher,
+    SigningKeys,
+    TwoFactorPolicyCheck,
+    BrowserSessionsService,
+    SignInService,
+    InvitesService,
+  ],
+  exports: [InvitesService, BrowserSessionsService],
+})
+export class AuthModule {}
