@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call } from './http';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -39,21 +39,22 @@ describe('D-44: the web app in a browser against the real stack', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let owner: MemberWithToken;
+  let owner: MemberWithToken; // made by the bootstrap command, with an API token: it invites Ada
   let teammate: MemberWithToken;
+  /** The person in the browser: joins by an invite link, then signs in with a password. */
+  const ada = { email: `ada-${run}@example.com`, password: `correct horse ${run} battery`, token: '' };
+  let inviteUrl: string;
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
 
-  /**
-   * Signs the browser in as `member`: the app asks POST /v1/auth/refresh for its
-   * access token on load (D-40); until the sign-in routes exist, the browser's
-   * refresh is answered with the member's own API token as that access token
-   * (the gateway accepts it as a bearer like a session JWT, D-11).
-   */
-  async function signIn(ctx: BrowserContext, member: MemberWithToken): Promise<void> {
-    await ctx.route('**/v1/auth/refresh', (route) =>
-      route.fulfill({ status: 200, json: { data: { access_token: member.token, token_type: 'Bearer', expires_in: 600 } } }),
-    );
+  /** Password sign-in through the page (D-39, D-44 names), from a deep link when `path` is given; ends on that page. */
+  async function signInWithPassword(p: Page, path = '/today'): Promise<void> {
+    await p.goto(`${gateway.url}${path}`);
+    await p.getByRole('button', { name: 'Sign in' }).waitFor();
+    await p.getByLabel('Email').fill(ada.email);
+    await p.getByLabel('Password').fill(ada.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.waitForURL((url) => url.pathname === path.split('?')[0]);
   }
 
   async function expectAccessible(p: Page, where: string): Promise<void> {
@@ -85,18 +86,26 @@ describe('D-44: the web app in a browser against the real stack', () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm test installs Debian's chromium package`);
     if (!existsSync(join(repoRoot(), 'dist', 'web', 'index.html'))) throw new Error('dist/web is missing: run npm run build');
     mkdirSync(ARTIFACTS, { recursive: true });
+    // D-40: the refresh cookie answers only the app's own origin, and identity signs for it (PUBLIC_URL).
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
     processes = await Promise.all(
-      ['identity', 'sessions', 'plate', 'ingestion', 'correlation'].map((app) => startAppProcess(app, {}, 60_000)),
+      ['identity', 'sessions', 'plate', 'ingestion', 'correlation'].map((app) => startAppProcess(app, { PUBLIC_URL: publicUrl }, 60_000)),
     );
-    gateway = await startAppProcess('gateway', { REQUEST_TIMEOUT_MS: '5000' }, 60_000);
+    gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 60_000);
     processes.push(gateway);
     const workspace = `web-${run}`;
     owner = memberWithToken({ workspace, email: `owner-${run}@example.com`, role: 'owner', timezone: 'Europe/Berlin' });
     teammate = memberWithToken({ workspace, email: `mate-${run}@example.com`, capacity: 1, timezone: 'Europe/Berlin' });
+    const invite = await call<{ data: { accept_url: string } }>(gateway.url, 'POST', '/v1/invites', {
+      token: owner.token,
+      body: { email: ada.email, role: 'owner' },
+    });
+    expect(invite.status).toBe(201);
+    inviteUrl = invite.body.data.accept_url;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
-    await signIn(context, owner);
     page = await context.newPage();
     page.on('console', (msg) => {
       if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
@@ -114,27 +123,53 @@ describe('D-44: the web app in a browser against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('serves the app at / from the gateway under its Content-Security-Policy, and a deep link comes back after sign-in', async () => {
-    const fresh = await browser.newContext();
-    const p = await fresh.newPage();
-    await fresh.route('**/v1/auth/refresh', (route) =>
-      route.fulfill({ status: 401, json: { error: { code: 'UNAUTHENTICATED', message: 'no cookie' } } }),
-    );
-    const res = await p.goto(`${gateway.url}/plate`);
+  it('joins by the invite link (D-38), signs out, and signs in with the password from a deep link (D-39, D-40)', async () => {
+    expect(inviteUrl.startsWith(`${gateway.url}/accept-invite?token=`)).toBe(true);
+    const res = await page.goto(inviteUrl);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await p.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(new URL(p.url()).pathname).toBe('/sign-in');
-    expect(new URL(p.url()).searchParams.get('return_to')).toBe('/plate');
-    await expect(p.getByLabel('Email').count()).resolves.toBe(1);
-    await expect(p.getByLabel('Password').count()).resolves.toBe(1);
-    await expectAccessible(p, 'sign-in');
-    await fresh.close();
+    await page.getByRole('heading', { name: 'Accept your invitation', exact: true }).waitFor();
+    await expectAccessible(page, 'accept-invite');
+    await page.getByLabel('Your name').fill('Ada');
+    await page.getByLabel('Password').fill(ada.password);
+    await page.getByRole('button', { name: 'Join the workspace' }).click();
+    await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+    // A reload keeps the browser signed in: the access token is in memory only, the refresh cookie brings a new one.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.goto(`${gateway.url}/plate`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    expect(new URL(page.url()).searchParams.get('return_to')).toBe('/plate');
+    await expectAccessible(page, 'sign-in');
+    await page.getByLabel('Email').fill(ada.email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'That email and password do not match an account.' }).waitFor();
+    await page.getByLabel('Password').fill(ada.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Plate', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/plate');
+
+    // An API token of Ada's for the CLI, through a session JWT of her own (D-11, D-40).
+    const login = await call<{ data: { access_token: string } }>(gateway.url, 'POST', '/v1/auth/login', {
+      body: { email: ada.email, password: ada.password },
+    });
+    expect(login.status).toBe(200);
+    const created = await call<{ data: { token: string } }>(gateway.url, 'POST', '/v1/tokens', {
+      token: login.body.data.access_token,
+      body: { name: 'cli', scope: 'full' },
+    });
+    expect(created.status).toBe(201);
+    ada.token = created.body.data.token;
   });
 
   it('starts, pauses, resumes and stops a session on Today, and lists it on Sessions', async () => {
     await page.goto(`${gateway.url}/`);
-    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
     for (const name of ['Today', 'Sessions', 'Plate', 'Reports', 'Settings'])
       expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
     const intent = `Release notes ${run}`;
@@ -158,7 +193,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await timer.waitFor({ state: 'detached' });
 
     await page.getByRole('link', { name: 'Sessions', exact: true }).click();
-    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor();
     const row = page.getByRole('row').filter({ hasText: intent });
     await row.waitFor();
     expect(await row.textContent()).toContain('closed');
@@ -167,7 +202,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
 
   it('works with the keyboard alone, and a second tab follows the first at once (BroadcastChannel, not polling)', async () => {
     await page.goto(`${gateway.url}/today`);
-    await page.getByRole('heading', { name: 'Today' }).waitFor();
+    await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
     const other = await context.newPage();
     await other.goto(`${gateway.url}/today`);
     await other.getByLabel('What are you working on?').waitFor();
@@ -196,12 +231,12 @@ describe('D-44: the web app in a browser against the real stack', () => {
 
   it('shows an event reported with the CLI under its session, and a session the CLI starts within 30 s without a reload', async () => {
     await page.goto(`${gateway.url}/today`);
-    await page.getByRole('heading', { name: 'Today' }).waitFor();
-    const started = await cli(['session', 'start', `CLI work ${run}`], owner.token);
+    await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+    const started = await cli(['session', 'start', `CLI work ${run}`], ada.token);
     expect(started.code).toBe(0);
     await page.getByRole('timer').waitFor({ timeout: 30_000 }); // polling, no reload
     expect(await page.getByText(`CLI work ${run}`).first().isVisible()).toBe(true);
-    const reported = await cli(['event', 'deploy', '--source', 'ci', '--payload', '{"env":"staging"}'], owner.token);
+    const reported = await cli(['event', 'deploy', '--source', 'ci', '--payload', '{"env":"staging"}'], ada.token);
     expect(reported.code).toBe(0);
     const timeline = page.getByRole('region', { name: "Today's timeline" });
     const group = timeline.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`CLI work ${run}`) }) });
@@ -249,7 +284,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
     });
     expect(filled.status).toBe(201);
     await page.goto(`${gateway.url}/plate`);
-    await page.getByRole('heading', { name: 'Plate' }).waitFor();
+    await page.getByRole('heading', { name: 'Plate', exact: true }).waitFor();
     const form = page.getByRole('region', { name: 'Assign to a teammate' });
     await form.getByLabel(/Teammate/).fill(teammate.memberId);
     await form.getByLabel('Item').fill(`Second ${run}`);
@@ -264,14 +299,13 @@ describe('D-44: the web app in a browser against the real stack', () => {
 
   it('has no serious or critical axe violation on Reports, and keeps a 375 px screenshot of Today', async () => {
     await page.goto(`${gateway.url}/reports`);
-    await page.getByRole('heading', { name: 'Reports' }).waitFor();
-    await page.getByRole('heading', { name: 'By day and work type' }).waitFor();
+    await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'By day and work type', exact: true }).waitFor();
     await expectAccessible(page, 'Reports');
 
     const narrow = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2 });
-    await signIn(narrow, owner);
     const phone = await narrow.newPage();
-    await phone.goto(`${gateway.url}/today`);
+    await signInWithPassword(phone, '/today');
     await phone.getByLabel('What are you working on?').waitFor();
     const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0); // usable at 375 px: nothing wider than the screen

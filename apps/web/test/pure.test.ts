@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, parseError, SENTENCES, sentenceFor } from '../src/lib/errors';
-import { elapsedSeconds, type Session } from '../src/features/today/api';
+import { elapsedSeconds, hold, type Session } from '../src/features/today/api';
 import { landingSentence } from '../src/features/plate/api';
 import { plateDays } from '../src/features/plate/Plate';
 import { addDays, dateIn, formatDuration, localInputToIso, startOfDay, weekdayOf } from '../src/lib/time';
@@ -67,6 +67,19 @@ describe('elapsed time, pauses excluded (D-49)', () => {
     expect(
       elapsedSeconds({ session: session({ state: 'closed', closed_at: '2026-11-27T08:30:00.000Z' }), receivedAt: received }, received),
     ).toBe(1800);
+  });
+});
+
+describe('a paused session held across refetches', () => {
+  it('keeps the moment it was first seen paused when the API gives no durations, and the answer time when it does', () => {
+    const t = Date.parse('2026-11-27T10:00:00Z');
+    const paused = session({ session_id: 'p1', state: 'paused' });
+    expect(hold(paused, t).receivedAt).toBe(t);
+    expect(hold(paused, t + 10_000).receivedAt).toBe(t);
+    expect(elapsedSeconds(hold(paused, t + 20_000), t + 20_000)).toBe(2 * 3600);
+    expect(hold(session({ session_id: 'p1', state: 'active' }), t + 30_000).receivedAt).toBe(t + 30_000);
+    expect(hold(paused, t + 40_000).receivedAt).toBe(t + 40_000); // a new pause
+    expect(hold(session({ session_id: 'p2', state: 'paused', tracked_seconds: 5 }), t + 50_000).receivedAt).toBe(t + 50_000);
   });
 });
 

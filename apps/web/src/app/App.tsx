@@ -36,7 +36,9 @@ function useAuthStatus(): Status {
   return status;
 }
 
+/** Sign-in, remembering the page to come back to (never sign-in itself, so return_to does not nest). */
 function signInPath(): string {
+  if (location.pathname === '/sign-in') return location.pathname + location.search;
   const here = location.pathname + location.search;
   return here === '/' ? '/sign-in' : `/sign-in?return_to=${encodeURIComponent(here)}`;
 }

@@ -22,13 +22,30 @@ export function useMe() {
   return useQuery({ queryKey: ['me'], queryFn: () => unwrap(api.GET('/me')), staleTime: 60_000 });
 }
 
+/**
+ * Without D-49's durations, a paused session's elapsed time stops where this
+ * tab first saw it paused: later answers of the same pause keep that moment.
+ */
+const firstSeenPaused = new Map<string, number>();
+
+/** A session as it arrived now. */
+export function hold(session: Session, now = Date.now()): Held {
+  if (typeof session.tracked_seconds === 'number' || session.state !== 'paused') {
+    firstSeenPaused.delete(session.session_id);
+    return { session, receivedAt: now };
+  }
+  const seen = firstSeenPaused.get(session.session_id) ?? now;
+  firstSeenPaused.set(session.session_id, seen);
+  return { session, receivedAt: seen };
+}
+
 /** The member's live session (D-22: at most one, active or paused), or null. */
 async function liveSession(): Promise<Held | null> {
   const [active, paused] = await Promise.all(
     (['active', 'paused'] as const).map((state) => unwrap(api.GET('/sessions', { params: { query: { state, limit: 1 } } }))),
   );
   const session = active[0] ?? paused[0];
-  return session ? { session, receivedAt: Date.now() } : null;
+  return session ? hold(session) : null;
 }
 
 export function useLiveSession() {
@@ -78,7 +95,7 @@ export function useSessionAction() {
     },
     onSuccess: (session) => {
       const s = session as Session;
-      const held: Held | null = s.state === 'closed' ? null : { session: s, receivedAt: Date.now() };
+      const held: Held | null = s.state === 'closed' ? null : hold(s);
       client.setQueryData<Held | null>(['live', 'session'], () => held);
       void client.invalidateQueries({ queryKey: ['live'] });
       void client.invalidateQueries({ queryKey: ['sessions'] });
