@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { memberWithToken, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 import globalSetup from '../libs/testing/src/infra/global-setup';
 import globalTeardown from '../libs/testing/src/infra/global-teardown';
 
@@ -57,29 +57,40 @@ async function main(): Promise<void> {
   const processes: AppProcess[] = [];
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   try {
-    processes.push(
-      ...(await Promise.all(['identity', 'sessions', 'ingestion'].map((app) => startAppProcess(app, { LOG_LEVEL: 'warn' }, 60_000)))),
-    );
-    const gateway = await startAppProcess('gateway', { LOG_LEVEL: 'warn' }, 60_000);
+    const port = await freePort();
+    const env = { LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` };
+    processes.push(...(await Promise.all(['identity', 'sessions', 'ingestion'].map((app) => startAppProcess(app, env, 60_000)))));
+    const gateway = await startAppProcess('gateway', { ...env, HTTP_PORT: String(port) }, 60_000);
     processes.push(gateway);
-    const member = memberWithToken({ workspace: `bench-web-${Date.now()}`, email: `bench-${Date.now()}@example.com` });
-    const post = (path: string, body: unknown) =>
-      fetch(`${gateway.url}/v1${path}`, {
+    const owner = memberWithToken({ workspace: `bench-web-${Date.now()}`, email: `owner-${Date.now()}@example.com` });
+    const send = async <T>(path: string, token: string | null, body: unknown): Promise<T> => {
+      const res = await fetch(`${gateway.url}/v1${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    await post('/sessions', { intent_text: 'Benchmark the web app', source: 'timer' });
-    await post('/activity/events', {
+      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as T;
+    };
+    // The member in the browser joins by an invite (D-38), so it has a password and a refresh cookie (D-40).
+    const email = `bench-${Date.now()}@example.com`;
+    const password = 'benchmark password 1234';
+    const invite = await send<{ data: { accept_url: string } }>('/invites', owner.token, { email });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(invite.data.accept_url);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Join the workspace' }).click();
+    await page.getByLabel('What are you working on?').waitFor();
+    // A live session and a page of today's events, through a session JWT of the member's own.
+    const { data } = await send<{ data: { access_token: string } }>('/auth/login', null, { email, password });
+    await send('/sessions', data.access_token, { intent_text: 'Benchmark the web app', source: 'timer' });
+    await send('/activity/events', data.access_token, {
       events: Array.from({ length: 50 }, (_, i) => ({ event_type: 'build', source_type: 'ci', external_id: `b-${i}` })),
     });
-
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    // The app's access token comes from POST /v1/auth/refresh (D-40); answered here with the member's token.
-    await context.route('**/v1/auth/refresh', (route) =>
-      route.fulfill({ status: 200, json: { data: { access_token: member.token, token_type: 'Bearer', expires_in: 600 } } }),
-    );
-    const page = await context.newPage();
+    // The first measured load starts with an empty HTTP cache (the sign-in above filled it).
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.clearBrowserCache');
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       await page.goto(`${gateway.url}/today`, { waitUntil: 'commit' });

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
+import { refresh } from './lib/auth';
 import { ApiError } from './lib/errors';
 import { listenForChanges, refetchOnWake } from './lib/live';
 import './styles.css';
@@ -16,6 +17,8 @@ const client = new QueryClient({
     },
   },
 });
+// The access token is asked for before the first render (D-40), in parallel with React starting.
+void refresh();
 listenForChanges(client);
 refetchOnWake(client);
 

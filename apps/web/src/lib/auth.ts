@@ -22,6 +22,8 @@ const EARLY_MS = 60_000;
 
 let accessToken: string | null = null;
 let expiresAt = 0;
+/** The member a sign-in or refresh answered with (D-40), so the first page need not ask GET /v1/me again. */
+let member: unknown = null;
 let inFlight: Promise<string | null> | null = null;
 const listeners = new Set<Listener>();
 const channel: BroadcastChannel | null = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
@@ -45,6 +47,7 @@ function setToken(token: string, at: number, broadcast: boolean): void {
 export function clearToken(broadcast = true): void {
   const had = accessToken !== null;
   accessToken = null;
+  member = null;
   expiresAt = 0;
   if (broadcast) channel?.postMessage({ type: 'signed-out' });
   if (had || broadcast) notify();
@@ -52,7 +55,13 @@ export function clearToken(broadcast = true): void {
 
 /** Keeps the access token of a successful sign-in (login, invite, refresh). */
 export function acceptSignIn(body: SignedIn): void {
+  if (body.member) member = body.member;
   setToken(body.access_token, Date.now() + body.expires_in * 1000, true);
+}
+
+/** The member of the latest sign-in or refresh in this tab, when it said. */
+export function signedInMember(): unknown {
+  return member;
 }
 
 export function currentToken(): string | null {
@@ -113,6 +122,7 @@ export function refresh(rejected: string | null = null): Promise<string | null> 
 /** Test seam: forget everything. */
 export function resetAuthForTests(): void {
   accessToken = null;
+  member = null;
   expiresAt = 0;
   inFlight = null;
   listeners.clear();

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@worktrack/sdk';
 import { api, unwrap } from '../../lib/api-client';
+import { signedInMember } from '../../lib/auth';
 import { announce } from '../../lib/live';
 import { startOfDay } from '../../lib/time';
 
@@ -18,8 +19,14 @@ export interface Held {
 /** Work arriving from elsewhere (the CLI, an agent, another device) shows within this long without a reload. */
 export const POLL_MS = 10_000;
 
+/** The member (D-13); the first answer comes with the sign-in or refresh (D-40) when it carried one. */
 export function useMe() {
-  return useQuery({ queryKey: ['me'], queryFn: () => unwrap(api.GET('/me')), staleTime: 60_000 });
+  return useQuery({
+    queryKey: ['me'],
+    queryFn: () => unwrap(api.GET('/me')),
+    staleTime: 60_000,
+    initialData: () => (signedInMember() as Member | null) ?? undefined,
+  });
 }
 
 /**
