@@ -163,23 +163,8 @@ if (demo.status !== 0) {
   await stop(1);
 }
 const { token, member_id: memberId, workspace_id: workspaceId } = JSON.parse(demo.stdout.trim());
-// D-38, D-44: a link that signs you in to the web app: an invite into the demo workspace, as an owner.
-// Once accepted, that person exists and signs in with the password chosen then.
-const you = 'you@worktrack.local';
-let signIn = `${env.PUBLIC_URL}/sign-in as ${you}, with the password you chose`;
-try {
-  const res = await fetch(`${base}/v1/invites`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ email: you, role: 'owner' }),
-  });
-  if (res.status === 201) signIn = (await res.json()).data.accept_url;
-} catch {
-  // the API answers the rest of this message; the link is a convenience
-}
 console.log(`
   worktrack is running.
-    Web app        ${signIn}
     API base URL   ${base}/v1
     System status  ${base}/status      (every service answers over Kafka from its own Postgres)
     Probes         ${base}/healthz  ${base}/readyz  ${base}/metrics
