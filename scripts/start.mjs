@@ -163,6 +163,16 @@ if (demo.status !== 0) {
   await stop(1);
 }
 const { token, member_id: memberId, workspace_id: workspaceId } = JSON.parse(demo.stdout.trim());
+// D-38: a one-time link that sets the demo member's password and signs them in (none once they have a password).
+const invite = spawnSync(
+  process.execPath,
+  [mainOf(root, 'identity'), 'admin', 'invite', '--workspace', 'demo', '--email', 'demo@worktrack.local'],
+  { cwd: root, env: { ...env, LOG_LEVEL: 'error' }, encoding: 'utf8' },
+);
+const inviteLine =
+  invite.status === 0
+    ? `  Sign in as the demo member in a browser (the link sets a password; it works once):\n    ${JSON.parse(invite.stdout.trim()).accept_url}`
+    : '  The demo member has a password: sign in with it (POST /v1/auth/login).';
 console.log(`
   worktrack is running.
     API base URL   ${base}/v1
@@ -173,7 +183,9 @@ console.log(`
   Demo member ${memberId} (workspace ${workspaceId}), a full API token:
     export WT_TOKEN=${token}
     curl -s -H "Authorization: Bearer $WT_TOKEN" ${base}/v1/me
+${inviteLine}
   More members: npm run admin -- create-member --workspace <name> --email <email> [--timezone <IANA>] [--role owner|admin|member]
+  Invite people: npm run admin -- invite --workspace <name> --email <email> [--role owner|admin|member]
 
   A crashed app is restarted (see [supervisor] lines). Ctrl-C stops everything.
 `);

@@ -120,6 +120,16 @@ export class GatewayConfig extends AppConfig {
   @IsString()
   WEB_ROOT = '';
 
+  /** D-38: the SMTP server invites are mailed through (`smtp://user:pass@host:port`); empty: links are only returned. */
+  @EnvString()
+  @Matches(/^$|^smtps?:\/\/.+/, { message: 'must be empty or an smtp:// or smtps:// URL' })
+  SMTP_URL = '';
+
+  /** The sender of invite mails. */
+  @EnvString()
+  @IsString()
+  MAIL_FROM = 'worktrack <no-reply@worktrack.local>';
+
   crossCheck(): string[] {
     const problems: string[] = [];
     if (this.NODE_ENV === 'production' && this.JWT_SECRET === DEV_JWT_SECRET) {

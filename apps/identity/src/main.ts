@@ -1,5 +1,6 @@
 import { runServiceMain, CommandUsageError, type ServiceConfig, type ServiceEntry } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
+import { inviteCommand } from './admin/invite.command';
 import { republishMembersCommand } from './admin/republish-members.command';
 import { IdentityAppModule } from './app.module';
 import { identityDatabase } from './database/data-source';
@@ -9,6 +10,7 @@ import { IdentityConfig } from './identity.config';
 const admin: Record<string, (args: string[], config: ServiceConfig) => Promise<void>> = {
   'create-member': createMemberCommand,
   'republish-members': republishMembersCommand,
+  invite: inviteCommand,
 };
 
 /** What runs identity (its own process, or scripts/services-host.ts beside other services). */

@@ -155,16 +155,16 @@ describe('identity: people’s access (D-38 … D-40)', () => {
     };
     const wrong: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 6; i++) {
       wrong.push(await time(() => signIn(email, 'not the password!', `198.51.100.${i}`)));
       unknown.push(await time(() => signIn(`nobody-${run}@example.com`, 'not the password!', `198.51.100.${i}`)));
     }
     expect(await codeOf(signIn(email, 'not the password!', '203.0.113.9'))).toBe('INVALID_CREDENTIALS');
     expect(await codeOf(signIn(`nobody-${run}@example.com`, 'whatever whatever', '203.0.113.9'))).toBe('INVALID_CREDENTIALS');
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    // Both run one argon2id verification: the medians stay within a factor of two.
-    expect(median(unknown) / median(wrong)).toBeGreaterThan(0.5);
-    expect(median(unknown) / median(wrong)).toBeLessThan(2);
+    // Both run one argon2id verification (cheap in tests, so noise weighs): the medians stay within a factor of three.
+    expect(median(unknown) / median(wrong)).toBeGreaterThan(1 / 3);
+    expect(median(unknown) / median(wrong)).toBeLessThan(3);
   });
 
   it('refuses the sixth try of an (email, address) pair only: the same person signs in from another address (D-39)', async () => {

@@ -26,3 +26,4 @@ export * from './pagination/signed-cursor';
 export * from './pagination/byte-budget';
 export * from './projection/replay';
 export * from './transport';
+export * from './mail/mailer';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateInvite, ErrorCode, ListInvites, secretSha256, WithdrawInvite } from '@worktrack/contracts';
-import { CommandClient } from '@worktrack/platform';
+import { type AppLogger, CommandClient, createMailer, LOGGER, type Mailer } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principal';
 import { GatewayConfig } from '../gateway.config';
 import { ApiData, ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams } from '../openapi/validation-schemas';
-import { CreatedInviteBody, CreateInviteDto, InviteBody, InviteIdParam, presentInvite } from './invites.dto';
+import { CreatedInviteBody, CreateInviteDto, InviteBody, InviteIdParam, inviteMail, presentInvite } from './invites.dto';
 
 /** D-38: the web app's page that accepts an invite link. */
 export const acceptUrl = (publicUrl: string, secret: string): string => `${publicUrl}/accept-invite?token=${secret}`;
@@ -23,10 +23,15 @@ export const acceptUrl = (publicUrl: string, secret: string): string => `${publi
 @ApiTags('Invites')
 @Controller('invites')
 export class InvitesController {
+  private readonly mailer: Mailer;
+
   constructor(
     private readonly commands: CommandClient,
     private readonly config: GatewayConfig,
-  ) {}
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
+    this.mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
+  }
 
   @Post()
   @HttpCode(201)
@@ -51,7 +56,14 @@ export class InvitesController {
       },
       { key: principal.workspaceId },
     );
-    return { data: { ...presentInvite(invite), accept_url: acceptUrl(this.config.PUBLIC_URL, secret) } };
+    const url = acceptUrl(this.config.PUBLIC_URL, secret);
+    if (this.mailer.configured) {
+      // The invite stands whatever the mail server does; the inviter has the link in this answer.
+      await this.mailer.send(inviteMail(invite.email, url, invite.expiresAt)).catch((err: unknown) => {
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err), inviteId: invite.inviteId }, 'invite mail not sent');
+      });
+    }
+    return { data: { ...presentInvite(invite), accept_url: url } };
   }
 
   @Get()

@@ -59,3 +59,13 @@ export const presentInvite = (i: InviteV1): InviteBody => ({
   role: i.role,
   expires_at: i.expiresAt,
 });
+
+/** The mail that carries an invite link (D-38). */
+export const inviteMail = (to: string, acceptUrl: string, expiresAt: string) => ({
+  to,
+  subject: 'You are invited to worktrack',
+  text:
+    `You are invited to a worktrack workspace.\n\n` +
+    `Open this link to choose your password and sign in (it works once, until ${expiresAt}):\n\n${acceptUrl}\n\n` +
+    `If you did not expect this, ignore this mail.`,
+});

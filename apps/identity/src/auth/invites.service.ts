@@ -38,6 +38,43 @@ export const DEFAULT_INVITE_HOURS = 72;
 /** Who invites through the admin command (not a member). */
 export const OPERATOR_INVITER = '00000000-0000-0000-0000-000000000000';
 
+export interface InviteInput {
+  workspaceId: string;
+  email: string;
+  role: MemberRole;
+  invitedBy: string;
+  hours: number;
+  secretSha256: string;
+  allowExistingWithoutPassword: boolean;
+}
+
+/**
+ * Stores an invite. An active member with that email is MEMBER_EXISTS —
+ * except, for the admin command, one who has no password yet (the link then
+ * sets it: how the demo owner of `npm start` first signs in).
+ */
+export async function issueInvite(
+  manager: EntityManager,
+  repos: { invites: InvitesRepository; members: IdentityMembersRepository; auth: AuthRepository },
+  input: InviteInput,
+): Promise<InviteEntity> {
+  const email = input.email.trim().toLowerCase();
+  const existing = await repos.members.findByEmail(manager, input.workspaceId, email);
+  if (existing && !existing.deactivatedAt) {
+    const credential = input.allowExistingWithoutPassword ? await repos.auth.findCredential(existing.id, manager) : null;
+    if (!input.allowExistingWithoutPassword || credential?.passwordHash) throw memberExists();
+  }
+  return repos.invites.insert(manager, {
+    id: randomUUID(),
+    workspaceId: input.workspaceId,
+    email,
+    role: input.role,
+    secretHash: Buffer.from(input.secretSha256, 'hex'),
+    invitedBy: input.invitedBy,
+    expiresAt: new Date(Date.now() + input.hours * HOUR_MS),
+  });
+}
+
 export const toInviteV1 = (i: InviteEntity): InviteV1 => ({
   inviteId: i.id,
   email: i.email,
@@ -83,38 +120,8 @@ export class InvitesService {
     });
   }
 
-  /**
-   * Stores an invite. An active member with that email is MEMBER_EXISTS —
-   * except, for the admin command, one who has no password yet (the link then
-   * sets it: how the demo owner of `npm start` first signs in).
-   */
-  async issue(
-    manager: EntityManager,
-    input: {
-      workspaceId: string;
-      email: string;
-      role: MemberRole;
-      invitedBy: string;
-      hours: number;
-      secretSha256: string;
-      allowExistingWithoutPassword: boolean;
-    },
-  ): Promise<InviteEntity> {
-    const email = input.email.trim().toLowerCase();
-    const existing = await this.members.findByEmail(manager, input.workspaceId, email);
-    if (existing && !existing.deactivatedAt) {
-      const credential = input.allowExistingWithoutPassword ? await this.auth.findCredential(existing.id, manager) : null;
-      if (!input.allowExistingWithoutPassword || credential?.passwordHash) throw memberExists();
-    }
-    return this.invites.insert(manager, {
-      id: randomUUID(),
-      workspaceId: input.workspaceId,
-      email,
-      role: input.role,
-      secretHash: Buffer.from(input.secretSha256, 'hex'),
-      invitedBy: input.invitedBy,
-      expiresAt: new Date(Date.now() + input.hours * HOUR_MS),
-    });
+  issue(manager: EntityManager, input: InviteInput): Promise<InviteEntity> {
+    return issueInvite(manager, { invites: this.invites, members: this.members, auth: this.auth }, input);
   }
 
   async list(actor: ActorV1): Promise<InviteListV1> {

@@ -21,6 +21,10 @@ export const ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'INTERNAL',
   'UNAVAILABLE',
+  'INVALID_CREDENTIALS',
+  'SECOND_FACTOR_REQUIRED',
+  'TWO_FACTOR_REQUIRED',
+  'MEMBER_EXISTS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

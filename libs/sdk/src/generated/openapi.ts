@@ -2,6 +2,26 @@
 // TypeScript types of the worktrack API, from its OpenAPI document (GET /openapi.yaml).
 // Regenerate with `npm run generate:sdk` (scripts/generate-sdk.ts); a unit test fails when it is stale.
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session JWTs’ public keys
+         * @description RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.
+         */
+        get: operations["jwks.jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activity/events": {
         parameters: {
             query?: never;
@@ -41,6 +61,126 @@ export interface paths {
          */
         post: operations["agents.register"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accept-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description The link’s `token` works once, before it expires: creates the member in the inviter’s workspace and signs it in (refresh cookie). A used, withdrawn or expired link is 401 `INVALID_CREDENTIALS`.
+         */
+        post: operations["signIn.acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Answers a session JWT and sets the refresh cookie (`HttpOnly; Secure; SameSite=Strict; Path=/v1/auth`). An unknown email and a wrong password get the same 401 `INVALID_CREDENTIALS`; with two-factor on, send `totp_code` or `recovery_code` (else 401 `SECOND_FACTOR_REQUIRED`). Five failures per email and client address in 15 minutes: 429 for that pair only.
+         */
+        post: operations["signIn.login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the browser session of the refresh cookie (from the app’s own origin) and clears the cookie.
+         */
+        post: operations["signIn.logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the access token
+         * @description With the refresh cookie only (no body), from the app’s own origin (`Origin`, else 403). Rotates the refresh secret; presenting a rotated-out one ends that browser session.
+         */
+        post: operations["signIn.refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your browser sessions
+         * @description Sessions that have not ended, newest first.
+         */
+        get: operations["signIn.sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a browser session
+         * @description Its access tokens are refused by every gateway replica within 5 seconds. Another member’s session is a 404.
+         */
+        delete: operations["signIn.end"];
         options?: never;
         head?: never;
         patch?: never;
@@ -170,6 +310,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invites
+         * @description Owners and admins; newest first, without links.
+         */
+        get: operations["invites.list"];
+        put?: never;
+        /**
+         * Invite someone by email
+         * @description Owners and admins. The link works once, before `expires_at`. An active member’s email is 409 `MEMBER_EXISTS`.
+         */
+        post: operations["invites.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invite
+         * @description Its link stops working. A used or unknown invite is a 404.
+         */
+        delete: operations["invites.withdraw"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -212,6 +396,26 @@ export interface paths {
          * @description Any of `timezone` (IANA name), `working_hours` and `display_name`; absent fields are kept. Later requests use the new values: date filters of sessions, plate days and "today". Plate items keep the calendar day they were put on; sessions keep their instants.
          */
         patch: operations["me.update"];
+        trace?: never;
+    };
+    "/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Checks the current one (400 when it is not right); ends your other browser sessions (this one stays).
+         */
+        post: operations["signIn.changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/members/{member_id}": {
@@ -506,6 +710,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptInviteDto: {
+            display_name?: string | null;
+            /**
+             * @description The new member’s password: 12 to 256 characters.
+             * @example correct horse battery staple
+             */
+            password: string;
+            /**
+             * @description IANA time zone name; UTC when absent.
+             * @example Europe/Berlin
+             */
+            timezone?: string | null;
+            /**
+             * @description The `token` of the invite link.
+             * @example 8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8
+             */
+            token: string;
+        };
         /**
          * A batch of events
          * @description At most 100 events, stored all or nothing.
@@ -561,6 +783,29 @@ export interface components {
              * @example Review the release notes
              */
             title: string;
+        };
+        BrowserSessionBody: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Whether this is the session of the calling access token. */
+            current: boolean;
+            /** Format: date-time */
+            last_used_at: string;
+            /** Format: uuid */
+            sid: string;
+            user_agent: string | null;
+        };
+        ChangePasswordDto: {
+            /**
+             * @description The password in use now.
+             * @example correct horse battery staple
+             */
+            current_password: string;
+            /**
+             * @description 12 to 256 characters.
+             * @example a longer passphrase than before
+             */
+            new_password: string;
         };
         CloseSessionDto: {
             /**
@@ -647,6 +892,21 @@ export interface components {
             /** @description github: the webhook secret; slack: the app signing secret. Stored encrypted, never returned. */
             secret?: string | null;
         };
+        CreatedInviteBody: {
+            /**
+             * Format: uri
+             * @description The one-time link (`<PUBLIC_URL>/accept-invite?token=…`), shown this once; mailed too when mail is configured.
+             */
+            accept_url: string;
+            /** Format: email */
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            invite_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
         CreatedTokenBody: {
             /** Format: date-time */
             created_at: string;
@@ -671,6 +931,21 @@ export interface components {
              * @example k3v7q2xa
              */
             token_id: string;
+        };
+        CreateInviteDto: {
+            /**
+             * Format: email
+             * @description Who to invite (compared case-insensitively).
+             * @example grace@example.com
+             */
+            email: string;
+            /** @description How long the link works: 1 to 168 hours, 72 when absent. */
+            expires_in_hours?: number | null;
+            /**
+             * @description `member` when absent; admins invite members and admins, owners anyone.
+             * @enum {string|null}
+             */
+            role?: "owner" | "admin" | "member" | null;
         };
         CreateTokenDto: {
             /**
@@ -719,7 +994,7 @@ export interface components {
          * @description Stable and machine-readable; clients branch on it, never on `message`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED" | "TWO_FACTOR_REQUIRED" | "MEMBER_EXISTS";
         ErrorDetail: {
             /** @description What is wrong with it. */
             issue: string;
@@ -732,6 +1007,36 @@ export interface components {
             deduplicated: number;
             /** @description One per submitted event, in order; a duplicate gets the first stored id. */
             event_ids: string[];
+        };
+        InviteBody: {
+            /** Format: email */
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            invite_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        LoginDto: {
+            /**
+             * Format: email
+             * @description The member’s email (compared case-insensitively).
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description The password (12 to 256 characters when set).
+             * @example correct horse battery staple
+             */
+            password: string;
+            /** @description One of the recovery codes, instead of `totp_code`; each works once. */
+            recovery_code?: string | null;
+            /**
+             * @description The current 6-digit code of the authenticator app, when two-factor is on.
+             * @example 123456
+             */
+            totp_code?: string | null;
         };
         ManagedMemberBody: {
             /** @description False once deactivated: its credentials are refused, nothing of it is deleted. */
@@ -780,6 +1085,10 @@ export interface components {
             working_hours: components["schemas"]["WorkingHours"];
             /** Format: uuid */
             workspace_id: string;
+        };
+        PasswordChangedBody: {
+            /** @description How many other browser sessions ended. */
+            ended_sessions: number;
         };
         PauseSessionDto: {
             /**
@@ -889,6 +1198,22 @@ export interface components {
              * @enum {string}
              */
             work_type: "intentional" | "reactive";
+        };
+        SignedInBody: {
+            /**
+             * @description A session JWT (ES256, at most 10 minutes): send it as `Authorization: Bearer …`.
+             * @example eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl
+             */
+            access_token: string;
+            /** @description Seconds until the access token expires. */
+            expires_in: number;
+            member: components["schemas"]["MemberBody"];
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        SignedOutBody: {
+            /** @description Whether a browser session ended (false: the cookie named none that was on). */
+            signed_out: boolean;
         };
         StartSessionDto: {
             /**
@@ -1090,6 +1415,136 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "jwks.jwks": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "2026-11",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            alg: "ES256";
+                            /** @enum {string} */
+                            crv: "P-256";
+                            /** @example 2026-11 */
+                            kid: string;
+                            /** @enum {string} */
+                            kty: "EC";
+                            /** @enum {string} */
+                            use: "sig";
+                            /** @example f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU */
+                            x: string;
+                            /** @example x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0 */
+                            y: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     "activity.timeline": {
         parameters: {
             query?: {
@@ -1794,6 +2249,1553 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.acceptInvite": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8",
+                 *       "password": "correct horse battery staple",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInviteDto"];
+            };
+        };
+        responses: {
+            /** @description Signed in as the new member; the refresh cookie is set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             *     - `INVALID_CREDENTIALS`: The email and password (or the invite, or the refresh cookie) do not sign anyone in; the same answer whatever was wrong.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Conflict with the current state.
+             *     - `MEMBER_EXISTS`: The email already belongs to an active member of the workspace.
+             */
+            409: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "MEMBER_EXISTS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.login": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "totp_code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginDto"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the refresh cookie is set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             *     - `INVALID_CREDENTIALS`: The email and password (or the invite, or the refresh cookie) do not sign anyone in; the same answer whatever was wrong.
+             *     - `SECOND_FACTOR_REQUIRED`: The member has two-factor on: send `totp_code` or `recovery_code` with the password.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.logout": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "signed_out": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedOutBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.refresh": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new access token; the refresh cookie is replaced. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.sessions": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your browser sessions. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "sid": "34b36454-cab2-4784-ac38-9f7d88ecb7df",
+                     *           "created_at": "2026-03-02T09:30:00Z",
+                     *           "last_used_at": "2026-03-02T09:30:00Z",
+                     *           "user_agent": null,
+                     *           "current": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BrowserSessionBody"][];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.end": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The browser session (the `sid` of its access tokens).
+                 * @example 34b36454-cab2-4784-ac38-9f7d88ecb7df
+                 */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session, ended. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "sid": "34b36454-cab2-4784-ac38-9f7d88ecb7df",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "last_used_at": "2026-03-02T09:30:00Z",
+                     *         "user_agent": null,
+                     *         "current": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BrowserSessionBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -3619,6 +5621,823 @@ export interface operations {
             };
         };
     };
+    "invites.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending invites. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *           "email": "ada@example.com",
+                     *           "role": "owner",
+                     *           "expires_at": "2026-03-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InviteBody"][];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "invites.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInviteDto"];
+            };
+        };
+        responses: {
+            /** @description The invite, with its link shown this once. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *         "email": "ada@example.com",
+                     *         "role": "owner",
+                     *         "expires_at": "2026-03-02T09:30:00Z",
+                     *         "accept_url": "https://calendar.example.org/team.ics"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedInviteBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Conflict with the current state.
+             *     - `MEMBER_EXISTS`: The email already belongs to an active member of the workspace.
+             */
+            409: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "MEMBER_EXISTS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "invites.withdraw": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The invite id (a UUID).
+                 * @example 88bd60cf-2ecc-4045-a354-2fbe824dfc1f
+                 */
+                invite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invite, withdrawn. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *         "email": "ada@example.com",
+                     *         "role": "owner",
+                     *         "expires_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InviteBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     "mcp.post": {
         parameters: {
             query?: never;
@@ -4292,6 +7111,276 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["MemberBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body, or its headers, are larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.changePassword": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple",
+                 *       "new_password": "a longer passphrase than before"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ended_sessions": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PasswordChangedBody"];
                     };
                 };
             };

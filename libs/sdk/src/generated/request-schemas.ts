@@ -592,6 +592,138 @@ export const REQUEST_SCHEMAS = {
       ]
     }
   },
+  "invites.create": {
+    "method": "POST",
+    "path": "/invites",
+    "summary": "Invite someone by email",
+    "description": "Owners and admins. The link works once, before `expires_at`. An active member’s email is 409 `MEMBER_EXISTS`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "email": {
+          "maxLength": 320,
+          "type": "string",
+          "format": "email",
+          "description": "Who to invite (compared case-insensitively).",
+          "examples": [
+            "grace@example.com"
+          ]
+        },
+        "role": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "owner",
+            "admin",
+            "member",
+            null
+          ],
+          "description": "`member` when absent; admins invite members and admins, owners anyone."
+        },
+        "expires_in_hours": {
+          "maximum": 168,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "description": "How long the link works: 1 to 168 hours, 72 when absent."
+        }
+      },
+      "type": "object",
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "invites.list": {
+    "method": "GET",
+    "path": "/invites",
+    "summary": "List pending invites",
+    "description": "Owners and admins; newest first, without links.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "invites.withdraw": {
+    "method": "DELETE",
+    "path": "/invites/{invite_id}",
+    "summary": "Withdraw an invite",
+    "description": "Its link stops working. A used or unknown invite is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "invite_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The invite id (a UUID)."
+          }
+        },
+        "required": [
+          "invite_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "jwks.jwks": {
+    "method": "GET",
+    "path": "/.well-known/jwks.json",
+    "summary": "The session JWTs’ public keys",
+    "description": "RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "mcp.post": {
     "method": "POST",
     "path": "/mcp",
@@ -1593,6 +1725,280 @@ export const REQUEST_SCHEMAS = {
       ],
       "additionalProperties": false
     }
+  },
+  "signIn.acceptInvite": {
+    "method": "POST",
+    "path": "/auth/accept-invite",
+    "summary": "Accept an invite",
+    "description": "The link’s `token` works once, before it expires: creates the member in the inviter’s workspace and signs it in (refresh cookie). A used, withdrawn or expired link is 401 `INVALID_CREDENTIALS`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "token": {
+          "pattern": "^[A-Za-z0-9_-]{43}$",
+          "type": "string",
+          "description": "The `token` of the invite link.",
+          "examples": [
+            "8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8"
+          ]
+        },
+        "password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 12,
+          "description": "The new member’s password: 12 to 256 characters.",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "display_name": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "minLength": 1
+        },
+        "timezone": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "IANA time zone name; UTC when absent.",
+          "examples": [
+            "Europe/Berlin"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "token",
+        "password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.changePassword": {
+    "method": "POST",
+    "path": "/me/password",
+    "summary": "Change your password",
+    "description": "Checks the current one (400 when it is not right); ends your other browser sessions (this one stays).",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "current_password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 1,
+          "description": "The password in use now.",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "new_password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 12,
+          "description": "12 to 256 characters.",
+          "examples": [
+            "a longer passphrase than before"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "current_password",
+        "new_password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.end": {
+    "method": "DELETE",
+    "path": "/auth/sessions/{sid}",
+    "summary": "End a browser session",
+    "description": "Its access tokens are refused by every gateway replica within 5 seconds. Another member’s session is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "sid": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The browser session (the `sid` of its access tokens)."
+          }
+        },
+        "required": [
+          "sid"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.login": {
+    "method": "POST",
+    "path": "/auth/login",
+    "summary": "Sign in with email and password",
+    "description": "Answers a session JWT and sets the refresh cookie (`HttpOnly; Secure; SameSite=Strict; Path=/v1/auth`). An unknown email and a wrong password get the same 401 `INVALID_CREDENTIALS`; with two-factor on, send `totp_code` or `recovery_code` (else 401 `SECOND_FACTOR_REQUIRED`). Five failures per email and client address in 15 minutes: 429 for that pair only.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "email": {
+          "maxLength": 320,
+          "type": "string",
+          "format": "email",
+          "description": "The member’s email (compared case-insensitively).",
+          "examples": [
+            "ada@example.com"
+          ]
+        },
+        "password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 1,
+          "description": "The password (12 to 256 characters when set).",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "totp_code": {
+          "pattern": "^\\d{6}$",
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The current 6-digit code of the authenticator app, when two-factor is on.",
+          "examples": [
+            "123456"
+          ]
+        },
+        "recovery_code": {
+          "maxLength": 64,
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "description": "One of the recovery codes, instead of `totp_code`; each works once."
+        }
+      },
+      "type": "object",
+      "required": [
+        "email",
+        "password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.logout": {
+    "method": "POST",
+    "path": "/auth/logout",
+    "summary": "Sign out",
+    "description": "Ends the browser session of the refresh cookie (from the app’s own origin) and clears the cookie.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.refresh": {
+    "method": "POST",
+    "path": "/auth/refresh",
+    "summary": "Renew the access token",
+    "description": "With the refresh cookie only (no body), from the app’s own origin (`Origin`, else 403). Rotates the refresh secret; presenting a rotated-out one ends that browser session.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.sessions": {
+    "method": "GET",
+    "path": "/auth/sessions",
+    "summary": "List your browser sessions",
+    "description": "Sessions that have not ended, newest first.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
   },
   "tokens.create": {
     "method": "POST",
