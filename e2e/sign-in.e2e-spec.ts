@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
+import { Secret, TOTP } from 'otpauth';
 import { SMTPServer } from 'smtp-server';
 import { Topics } from '@worktrack/contracts';
 import {
@@ -374,6 +375,87 @@ describe('people signing in (D-38 … D-40)', () => {
       await mailing.stop();
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
     }
+  });
+
+  it('turns two-factor on and off, asks for the second factor, and lets a required workspace only enrol (D-42)', async () => {
+    const totpOf = (secret: string, offsetSteps = 0) =>
+      new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+        timestamp: Date.now() + offsetSteps * 30_000,
+      });
+    // A workspace of its own: a bootstrap owner (API token) invites a second owner who signs in by password.
+    const boot = memberWithToken({ workspace: `2fa-${run}`, email: `boot-${run}@example.com` });
+    const link = await call<Invite>(g1.url, 'POST', '/v1/invites', {
+      token: boot.token,
+      body: { email: `owner2-${run}@example.com`, role: 'owner' },
+    });
+    const ownerToken = new URL(link.body.data.accept_url).searchParams.get('token')!;
+    secrets.push(ownerToken);
+    const signedUp = await call<SignedIn>(g1.url, 'POST', '/v1/auth/accept-invite', {
+      body: { token: ownerToken, password: `owner2 password ${run}` },
+    });
+    const jwt = signedUp.body.data.access_token;
+
+    // Requiring two-factor needs it on for yourself first.
+    const early = await call<ErrorBody>(g1.url, 'PATCH', '/v1/workspace', { token: jwt, body: { require_two_factor: 'all' } });
+    expect([early.status, early.body.error.code]).toEqual([403, 'FORBIDDEN']);
+
+    const started = await call<{ data: { secret: string; otpauth_uri: string } }>(g1.url, 'POST', '/v1/me/totp', { token: jwt });
+    expect(started.status).toBe(200);
+    expect(started.body.data.otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
+    const secret = started.body.data.secret;
+    const badConfirm = await call<ErrorBody>(g1.url, 'POST', '/v1/me/totp/confirm', {
+      token: jwt,
+      body: { code: '000000' === totpOf(secret) ? '111111' : '000000' },
+    });
+    expect(badConfirm.status).toBe(400);
+    const confirmed = await call<{ data: { recovery_codes: string[] } }>(g1.url, 'POST', '/v1/me/totp/confirm', {
+      token: jwt,
+      body: { code: totpOf(secret) },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data.recovery_codes).toHaveLength(10);
+    secrets.push(...confirmed.body.data.recovery_codes);
+
+    // Sign-in now asks for the second factor; a code of the next step (one step of drift) or a recovery code (once) works.
+    const login = (extra: Record<string, string>) =>
+      call<SignedIn & ErrorBody>(g2.url, 'POST', '/v1/auth/login', {
+        body: { email: `owner2-${run}@example.com`, password: `owner2 password ${run}`, ...extra },
+      });
+    const missing = await login({});
+    expect([missing.status, missing.body.error.code]).toEqual([401, 'SECOND_FACTOR_REQUIRED']);
+    const withCode = await login({ totp_code: totpOf(secret, 1) });
+    expect(withCode.status).toBe(200);
+    expect(payloadOf(withCode.body.data.access_token).amr).toEqual(['pwd', 'otp']);
+    const recovery = confirmed.body.data.recovery_codes[0];
+    expect((await login({ recovery_code: recovery })).status).toBe(200);
+    expect((await login({ recovery_code: recovery })).body.error.code).toBe('INVALID_CREDENTIALS');
+
+    // Required of everyone: a new member's browser session may only enrol; API tokens are not affected.
+    const required = await call<{ data: { require_two_factor: string } }>(g1.url, 'PATCH', '/v1/workspace', {
+      token: jwt,
+      body: { require_two_factor: 'all' },
+    });
+    expect(required.body.data.require_two_factor).toBe('all');
+    const memberLink = await call<Invite>(g1.url, 'POST', '/v1/invites', {
+      token: boot.token,
+      body: { email: `plain2-${run}@example.com` },
+    });
+    const memberToken = new URL(memberLink.body.data.accept_url).searchParams.get('token')!;
+    secrets.push(memberToken);
+    const plain = await call<SignedIn>(g1.url, 'POST', '/v1/auth/accept-invite', {
+      body: { token: memberToken, password: `plain2 password ${run}` },
+    });
+    const blocked = await call<ErrorBody>(g1.url, 'GET', '/v1/tokens', { token: plain.body.data.access_token });
+    expect([blocked.status, blocked.body.error.code]).toEqual([403, 'TWO_FACTOR_REQUIRED']);
+    expect((await call(g1.url, 'GET', '/v1/me', { token: plain.body.data.access_token })).status).toBe(200);
+    expect((await call(g1.url, 'POST', '/v1/me/totp', { token: plain.body.data.access_token })).status).toBe(200);
+    expect((await call(g1.url, 'GET', '/v1/tokens', { token: boot.token })).status).toBe(200);
+
+    // Off again with a current code (back to none first: an owner keeps two-factor while requiring it).
+    await call(g1.url, 'PATCH', '/v1/workspace', { token: jwt, body: { require_two_factor: 'none' } });
+    const off = await call<{ data: { totp: string } }>(g1.url, 'DELETE', '/v1/me/totp', { token: jwt, body: { code: totpOf(secret, -1) } });
+    expect(off.body.data.totp).toBe('off');
+    expect((await login({})).status).toBe(200);
   });
 
   it('keeps secrets out of logs and Kafka: passwords, refresh secrets and invite links (D-38 … D-40)', async () => {

@@ -21,6 +21,7 @@ import { TokensController } from './tokens/tokens.controller';
 import { InvitesController } from './sign-in/invites.controller';
 import { JwksController } from './sign-in/jwks.controller';
 import { SignInController } from './sign-in/sign-in.controller';
+import { TwoFactorController } from './sign-in/two-factor.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -42,6 +43,7 @@ import { SignInController } from './sign-in/sign-in.controller';
     SignInController,
     InvitesController,
     JwksController,
+    TwoFactorController,
   ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

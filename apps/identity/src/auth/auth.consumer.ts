@@ -2,6 +2,10 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
   AcceptInvite,
+  ConfirmTotp,
+  DisableTotp,
+  StartTotp,
+  UpdateWorkspace,
   ChangePassword,
   CheckBrowserSession,
   CreateInvite,
@@ -20,6 +24,7 @@ import { BrowserSessionsService } from './browser-sessions.service';
 import { InvitesService } from './invites.service';
 import { SignInService } from './sign-in.service';
 import { SigningKeys } from './signing-keys';
+import { TwoFactorService } from './two-factor.service';
 
 /** People's access on `identity.commands`: sign-in, browser sessions, invites, signing keys (D-38 … D-40). */
 @Controller()
@@ -29,6 +34,7 @@ export class AuthConsumer {
     private readonly sessions: BrowserSessionsService,
     private readonly invites: InvitesService,
     private readonly keys: SigningKeys,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   @HandleCommand(SignIn)
@@ -89,5 +95,25 @@ export class AuthConsumer {
   @HandleCommand(GetSigningKeys)
   signingKeys() {
     return { keys: this.keys.publicKeys(), issuer: this.keys.issuer };
+  }
+
+  @HandleCommand(StartTotp)
+  startTotp(@Payload() { actor }: PayloadOf<typeof StartTotp>) {
+    return this.twoFactor.start(actor);
+  }
+
+  @HandleCommand(ConfirmTotp)
+  confirmTotp(@Payload() command: PayloadOf<typeof ConfirmTotp>) {
+    return this.twoFactor.confirm(command);
+  }
+
+  @HandleCommand(DisableTotp)
+  disableTotp(@Payload() { actor, code }: PayloadOf<typeof DisableTotp>) {
+    return this.twoFactor.disable(actor, code);
+  }
+
+  @HandleCommand(UpdateWorkspace)
+  updateWorkspace(@Payload() command: PayloadOf<typeof UpdateWorkspace>) {
+    return this.twoFactor.updateWorkspace(command);
   }
 }

@@ -12,6 +12,7 @@ import { SecretBox } from './secret-box';
 import { SignInService } from './sign-in.service';
 import { SigningKeys } from './signing-keys';
 import { TwoFactorPolicyCheck } from './two-factor-policy';
+import { TwoFactorService } from './two-factor.service';
 
 /** People's access (D-38 … D-42): passwords, browser sessions and their JWTs, invites, two-factor. */
 @Module({
@@ -28,6 +29,7 @@ import { TwoFactorPolicyCheck } from './two-factor-policy';
     BrowserSessionsService,
     SignInService,
     InvitesService,
+    TwoFactorService,
   ],
   exports: [InvitesService, BrowserSessionsService],
 })

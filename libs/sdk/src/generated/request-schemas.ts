@@ -2110,6 +2110,139 @@ export const REQUEST_SCHEMAS = {
       }
     },
     "body": null
+  },
+  "twoFactor.confirm": {
+    "method": "POST",
+    "path": "/me/totp/confirm",
+    "summary": "Turn two-factor on",
+    "description": "With a code of the new secret; answers ten one-time recovery codes, once.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "code": {
+          "pattern": "^\\d{6}$",
+          "type": "string",
+          "description": "The current 6-digit code of the authenticator app.",
+          "examples": [
+            "492039"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "code"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "twoFactor.disable": {
+    "method": "DELETE",
+    "path": "/me/totp",
+    "summary": "Turn two-factor off",
+    "description": "With a current code.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "code": {
+          "pattern": "^\\d{6}$",
+          "type": "string",
+          "description": "The current 6-digit code of the authenticator app.",
+          "examples": [
+            "492039"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "code"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "twoFactor.start": {
+    "method": "POST",
+    "path": "/me/totp",
+    "summary": "Start two-factor enrolment",
+    "description": "A new TOTP secret (SHA-1, 30 s, 6 digits); confirm with a code.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "twoFactor.updateWorkspace": {
+    "method": "PATCH",
+    "path": "/workspace",
+    "summary": "Change the workspace’s settings",
+    "description": "Owners. `require_two_factor`: `none`, `admins` or `all`; setting anything but `none` needs two-factor on for yourself. Browser sessions of the members it covers may only enrol (403 `TWO_FACTOR_REQUIRED`) until they have; API tokens are not affected.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "require_two_factor": {
+          "type": "string",
+          "enum": [
+            "none",
+            "admins",
+            "all"
+          ],
+          "description": "Whose browser sessions must have two-factor on: nobody, owners and admins, or everyone."
+        }
+      },
+      "type": "object",
+      "required": [
+        "require_two_factor"
+      ],
+      "additionalProperties": false
+    }
   }
 } as const;
 

@@ -14,3 +14,4 @@ export * from './withdraw-invite.command';
 export * from './accept-invite.command';
 export * from './get-signing-keys.command';
 export * from './browser-session-ended.event';
+export * from './two-factor.commands';
