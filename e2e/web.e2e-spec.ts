@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call } from './http';
@@ -313,5 +314,34 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await phone.screenshot({ path: join(ARTIFACTS, 'today-375.png'), fullPage: true });
     expect(existsSync(join(ARTIFACTS, 'today-375.png'))).toBe(true);
     await narrow.close();
+  });
+  it('turns two-factor on in Settings (recovery codes once), then signs in with the authentication code step (D-42)', async () => {
+    await page.goto(`${gateway.url}/settings`);
+    const security = page.getByRole('region', { name: 'Security' });
+    await security.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+    const key = security.getByRole('status', { name: 'Two-factor key' });
+    await key.waitFor();
+    const totp = new TOTP({ secret: Secret.fromBase32((await key.textContent()) ?? ''), algorithm: 'SHA1', digits: 6, period: 30 });
+    await security.getByLabel('Authentication code', { exact: true }).fill(totp.generate());
+    await security.getByRole('button', { name: 'Turn on' }).click();
+    const codes = security.getByRole('status', { name: 'Recovery codes' });
+    await codes.waitFor();
+    expect(((await codes.textContent()) ?? '').split('\n').filter(Boolean)).toHaveLength(10);
+    await expectAccessible(page, 'Settings, two-factor on');
+
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    await p.goto(`${gateway.url}/today`);
+    await p.getByLabel('Email').fill(ada.email);
+    await p.getByLabel('Password').fill(ada.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    const code = p.getByLabel('Authentication code');
+    await code.waitFor();
+    await expectAccessible(p, 'sign-in, second factor');
+    // The next step's code (one step of drift is allowed): never the one just used to enrol.
+    await code.fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+    await other.close();
   });
 });
