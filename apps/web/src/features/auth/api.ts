@@ -1,5 +1,5 @@
-import { acceptSignIn, clearToken, type SignedIn } from '../../lib/auth';
-import { request } from '../../lib/api-client';
+import { acceptSignIn, clearToken } from '../../lib/auth';
+import { api, request, unwrap } from '../../lib/api-client';
 
 /** D-41: the configured single sign-on providers. */
 export interface Provider {
@@ -16,14 +16,12 @@ export interface Credentials {
 
 /** D-39 / D-40: password sign-in; keeps the access token in memory (the refresh cookie is set by the answer). */
 export async function login(credentials: Credentials): Promise<void> {
-  const body = await request<{ data: SignedIn }>('POST', '/auth/login', credentials);
-  acceptSignIn(body.data);
+  acceptSignIn(await unwrap(api.POST('/auth/login', { body: credentials })));
 }
 
 /** D-38: accepting an invite creates the member and signs it in. */
 export async function acceptInvite(input: { token: string; password: string; display_name?: string; timezone?: string }): Promise<void> {
-  const body = await request<{ data: SignedIn }>('POST', '/auth/accept-invite', input);
-  acceptSignIn(body.data);
+  acceptSignIn(await unwrap(api.POST('/auth/accept-invite', { body: input })));
 }
 
 export async function providers(): Promise<Provider[]> {
@@ -37,7 +35,7 @@ export function providerStartUrl(id: string, returnTo: string): string {
 
 export async function logout(): Promise<void> {
   try {
-    await request<unknown>('POST', '/auth/logout');
+    await api.POST('/auth/logout');
   } finally {
     clearToken();
   }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice, Field, Section, SelectField, ShownOnce } from '../../components/ui';
-import { api, request, unwrap } from '../../lib/api-client';
+import { api, unwrap } from '../../lib/api-client';
 import { useTeammates } from '../plate/api';
 import type { Member } from '../today/api';
 
@@ -18,20 +18,20 @@ type Role = 'owner' | 'admin' | 'member';
 export function Members({ me }: { me: Member }) {
   const client = useQueryClient();
   const members = useTeammates();
-  const invites = useQuery({ queryKey: ['invites'], queryFn: async () => (await request<{ data: Invite[] }>('GET', '/invites')).data });
+  const invites = useQuery({ queryKey: ['invites'], queryFn: (): Promise<Invite[]> => unwrap(api.GET('/invites')) });
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [link, setLink] = useState<string | null>(null);
   const invite = useMutation({
-    mutationFn: () => request<{ data: Invite }>('POST', '/invites', { email: email.trim(), role }),
-    onSuccess: (body) => {
-      setLink(body.data.accept_url ?? null);
+    mutationFn: () => unwrap(api.POST('/invites', { body: { email: email.trim(), role } })),
+    onSuccess: (created) => {
+      setLink(created.accept_url ?? null);
       setEmail('');
       void client.invalidateQueries({ queryKey: ['invites'] });
     },
   });
   const withdraw = useMutation({
-    mutationFn: (id: string) => request<unknown>('DELETE', `/invites/${encodeURIComponent(id)}`),
+    mutationFn: (id: string) => unwrap(api.DELETE('/invites/{invite_id}', { params: { path: { invite_id: id } } })),
     onSettled: () => void client.invalidateQueries({ queryKey: ['invites'] }),
   });
   const update = useMutation({

@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice, Field, Loading, Section, ShownOnce } from '../../components/ui';
-import { request } from '../../lib/api-client';
+import { api, unwrap } from '../../lib/api-client';
 
 function Password() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const change = useMutation({
-    mutationFn: () => request<unknown>('POST', '/me/password', { current_password: current, new_password: next }),
+    mutationFn: () => unwrap(api.POST('/me/password', { body: { current_password: current, new_password: next } })),
     onSuccess: () => {
       setCurrent('');
       setNext('');
@@ -56,19 +56,19 @@ function TwoFactor() {
   const [offCode, setOffCode] = useState('');
   const [done, setDone] = useState('');
   const start = useMutation({
-    mutationFn: () => request<{ data: { secret: string; otpauth_uri: string } }>('POST', '/me/totp'),
-    onSuccess: (body) => setEnrolment(body.data),
+    mutationFn: () => unwrap(api.POST('/me/totp')),
+    onSuccess: (enrolment) => setEnrolment(enrolment),
   });
   const confirm = useMutation({
-    mutationFn: () => request<{ data: { recovery_codes: string[] } }>('POST', '/me/totp/confirm', { code: code.trim() }),
+    mutationFn: () => unwrap(api.POST('/me/totp/confirm', { body: { code: code.trim() } })),
     onSuccess: (body) => {
-      setRecovery(body.data.recovery_codes);
+      setRecovery(body.recovery_codes);
       setEnrolment(null);
       setCode('');
     },
   });
   const off = useMutation({
-    mutationFn: () => request<unknown>('DELETE', '/me/totp', { code: offCode.trim() }),
+    mutationFn: () => unwrap(api.DELETE('/me/totp', { body: { code: offCode.trim() } })),
     onSuccess: () => {
       setOffCode('');
       setDone('Two-factor authentication is off.');
@@ -151,10 +151,10 @@ function BrowserSessions() {
   const client = useQueryClient();
   const list = useQuery({
     queryKey: ['browser-sessions'],
-    queryFn: async () => (await request<{ data: BrowserSession[] }>('GET', '/auth/sessions')).data,
+    queryFn: (): Promise<BrowserSession[]> => unwrap(api.GET('/auth/sessions')),
   });
   const end = useMutation({
-    mutationFn: (sid: string) => request<unknown>('DELETE', `/auth/sessions/${encodeURIComponent(sid)}`),
+    mutationFn: (sid: string) => unwrap(api.DELETE('/auth/sessions/{sid}', { params: { path: { sid } } })),
     onSettled: () => void client.invalidateQueries({ queryKey: ['browser-sessions'] }),
   });
   return (
