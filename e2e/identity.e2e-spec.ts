@@ -198,7 +198,7 @@ describe('identity and the edge', () => {
       const entry = list.body.data.find((t) => t.token_id === listed.token_id);
       expect(entry).toBeDefined();
       expect(JSON.stringify(list.body)).not.toContain(token!.slice(12));
-      expect(Object.keys(entry!).sort()).toEqual(['created_at', 'last_used_at', 'name', 'revoked_at', 'scope', 'token_id']);
+      expect(Object.keys(entry!).sort()).toEqual(['created_at', 'expires_at', 'last_used_at', 'name', 'revoked_at', 'scope', 'token_id']);
 
       const revoked = await call<{ data: TokenBody }>(g1.url, 'DELETE', `/v1/tokens/${listed.token_id}`, { token: alice.token });
       expect(revoked.status).toBe(200);

@@ -458,6 +458,44 @@ describe('people signing in (D-38 … D-40)', () => {
     expect((await login({})).status).toBe(200);
   });
 
+  it('API tokens expire when asked, list last use to the minute, and can be renamed (D-43)', async () => {
+    const created = await call<{ data: { token_id: string; token: string; expires_at: string | null } }>(g1.url, 'POST', '/v1/tokens', {
+      token: owner.token,
+      body: { name: 'short-lived', scope: 'full', expires_in_days: 1 },
+    });
+    expect(created.status).toBe(201);
+    secrets.push(created.body.data.token);
+    expect(Date.parse(created.body.data.expires_at!) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    expect((await call(g2.url, 'GET', '/v1/me', { token: created.body.data.token })).status).toBe(200);
+    const bad = await call<ErrorBody>(g1.url, 'POST', '/v1/tokens', {
+      token: owner.token,
+      body: { name: 'x', scope: 'full', expires_in_days: 366 },
+    });
+    expect(bad.status).toBe(400);
+    const renamed = await call<{ data: { name: string } }>(g1.url, 'PATCH', `/v1/tokens/${created.body.data.token_id}`, {
+      token: owner.token,
+      body: { name: 'renamed' },
+    });
+    expect(renamed.body.data.name).toBe('renamed');
+    const listed = await call<{ data: Array<{ token_id: string; last_used_at: string | null; name: string }> }>(
+      g1.url,
+      'GET',
+      '/v1/tokens?limit=100',
+      {
+        token: owner.token,
+      },
+    );
+    const entry = listed.body.data.find((t) => t.token_id === created.body.data.token_id)!;
+    expect(entry.name).toBe('renamed');
+    await eventually(async () => {
+      const l = await call<{ data: Array<{ token_id: string; last_used_at: string | null }> }>(g1.url, 'GET', '/v1/tokens?limit=100', {
+        token: owner.token,
+      });
+      const e = l.body.data.find((t) => t.token_id === created.body.data.token_id);
+      return e?.last_used_at !== null && e?.last_used_at !== undefined && /:00\.000Z$/.test(e.last_used_at);
+    }, 'last_used_at to the minute');
+  });
+
   it('keeps secrets out of logs and Kafka: passwords, refresh secrets and invite links (D-38 … D-40)', async () => {
     const seen: string[] = [];
     let lastAt = Date.now();

@@ -17,6 +17,8 @@ import {
   SignIn,
   SignOut,
   WithdrawInvite,
+  VerifyToken,
+  parseApiToken,
   type ActorV1,
   type CommandContract,
   type SignedInV1,
@@ -28,6 +30,7 @@ import { IdentityConfig } from '../src/identity.config';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS } from '../src/members/member.mapper';
 import { IdentityMembersRepository } from '../src/members/members.repository';
 import { InvitesService, OPERATOR_INVITER } from '../src/auth/invites.service';
+import { TokensService } from '../src/tokens/tokens.service';
 
 const PUBLIC_URL = 'https://app.worktrack.test';
 const secret = (): string => randomBytes(32).toString('base64url');
@@ -333,6 +336,17 @@ describe('identity: people’s access (D-38 … D-40)', () => {
         ),
       ).toBe('INVALID_CREDENTIALS');
     }
+  });
+
+  it('refuses an expired API token like a revoked one (D-43)', async () => {
+    const { signedIn } = await ownerSignedIn(`expiry-${run}@example.com`, 'token owner password');
+    const created = await app.get(TokensService).create(actorOf(signedIn), 'expiring', 'full', 1);
+    expect(Date.parse(created.expiresAt!) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    const parsed = parseApiToken(created.token)!;
+    const verify = () => send(VerifyToken, { tokenId: parsed.tokenId, secretSha256: secretSha256(parsed.secret) });
+    expect((await verify()).actor.tokenId).toBe(parsed.tokenId);
+    await dataSource.query(`UPDATE identity.api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [parsed.tokenId]);
+    expect(await codeOf(verify())).toBe('UNAUTHENTICATED');
   });
 
   it('stores no secret: passwords only as argon2id, refresh and invite secrets only as SHA-256 (D-38 … D-40)', async () => {

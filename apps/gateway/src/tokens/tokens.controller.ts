@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { CreateToken, ErrorCode, ListTokens, RevokeToken } from '@worktrack/contracts';
+import { CreateToken, ErrorCode, ListTokens, RenameToken, RevokeToken } from '@worktrack/contracts';
 import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principal';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
 import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery } from '../openapi/validation-schemas';
 import { pageOf, PageQueryDto } from '../pagination/page-query.dto';
-import { CreatedTokenBody, CreateTokenDto, presentToken, TokenBody, TokenIdParam } from './tokens.dto';
+import { CreatedTokenBody, CreateTokenDto, presentToken, RenameTokenDto, TokenBody, TokenIdParam } from './tokens.dto';
 
 /** D-10: the caller's own API tokens. */
 @Controller('tokens')
@@ -31,7 +31,12 @@ export class TokensController {
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto): Promise<{ data: CreatedTokenBody }> {
     const created = await this.commands.send(
       CreateToken,
-      { actor: actorOf(principal), name: body.name, scope: body.scope },
+      {
+        actor: actorOf(principal),
+        name: body.name,
+        scope: body.scope,
+        ...(body.expires_in_days !== undefined ? { expiresInDays: body.expires_in_days } : {}),
+      },
       { key: principal.memberId },
     );
     return { data: { ...presentToken(created), token: created.token } };
@@ -50,6 +55,27 @@ export class TokensController {
   ): Promise<{ data: TokenBody[]; meta: { cursor: string | null } }> {
     const page = await this.commands.send(ListTokens, { actor: actorOf(principal), ...pageOf(query) }, { key: principal.memberId });
     return { data: page.tokens.map(presentToken), meta: { cursor: page.nextCursor ?? null } };
+  }
+
+  /** D-43: renames one of the caller's tokens. */
+  @Patch(':token_id')
+  @Access('full')
+  @ApiOperation({ summary: 'Rename an API token', description: "Another member's token is a 404." })
+  @ApiValidatedParams(TokenIdParam)
+  @ApiValidatedBody(RenameTokenDto)
+  @ApiData(200, TokenBody, 'The token, renamed.')
+  @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND)
+  async rename(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: TokenIdParam,
+    @Body() body: RenameTokenDto,
+  ): Promise<{ data: TokenBody }> {
+    const renamed = await this.commands.send(
+      RenameToken,
+      { actor: actorOf(principal), tokenId: params.token_id, name: body.name },
+      { key: principal.memberId },
+    );
+    return { data: presentToken(renamed) };
   }
 
   /** Revokes (idempotent). Another member's or an unknown token is 404 NOT_FOUND. */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Matches, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN, TOKEN_SCOPES, type ApiTokenV1, type TokenScope, MaxCodePoints } from '@worktrack/contracts';
 
@@ -15,6 +15,21 @@ export class CreateTokenDto {
   })
   @IsIn(TOKEN_SCOPES)
   scope!: TokenScope;
+
+  @JSONSchema({ description: 'The token stops working this many days after creation (1 to 365); never when absent.', examples: [90] })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  expires_in_days?: number;
+}
+
+export class RenameTokenDto {
+  @JSONSchema({ description: 'A new label for the token.', examples: ['CI deploys (prod)'] })
+  @IsString()
+  @MinLength(1)
+  @MaxCodePoints(100)
+  name!: string;
 }
 
 export class TokenIdParam {
@@ -37,8 +52,11 @@ export class TokenBody {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the token was last used, to the minute.' })
   last_used_at!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the token stops working (null: never).' })
+  expires_at!: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Set once the token is revoked.' })
   revoked_at!: string | null;
@@ -61,4 +79,5 @@ export const presentToken = (t: ApiTokenV1): TokenBody => ({
   created_at: t.createdAt,
   last_used_at: t.lastUsedAt ?? null,
   revoked_at: t.revokedAt ?? null,
+  expires_at: t.expiresAt ?? null,
 });

@@ -7,6 +7,8 @@ export const toApiTokenV1 = (t: ApiTokenEntity): ApiTokenV1 => ({
   name: t.name,
   scope: t.scope,
   createdAt: t.createdAt.toISOString(),
-  lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+  // D-43: minute precision (use is recorded at most once a minute).
+  lastUsedAt: t.lastUsedAt ? new Date(Math.floor(t.lastUsedAt.getTime() / 60_000) * 60_000).toISOString() : null,
   revokedAt: t.revokedAt?.toISOString() ?? null,
+  expiresAt: t.expiresAt?.toISOString() ?? null,
 });

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { CreateToken, IssueConnectorCredential, ListTokens, RevokeToken, VerifyToken, type PayloadOf } from '@worktrack/contracts';
+import {
+  CreateToken,
+  IssueConnectorCredential,
+  ListTokens,
+  RenameToken,
+  RevokeToken,
+  VerifyToken,
+  type PayloadOf,
+} from '@worktrack/contracts';
 import { HandleCommand } from '@worktrack/platform';
 import { TokensService } from './tokens.service';
 
@@ -15,8 +23,13 @@ export class TokensConsumer {
   }
 
   @HandleCommand(CreateToken)
-  create(@Payload() { actor, name, scope }: PayloadOf<typeof CreateToken>) {
-    return this.tokens.create(actor, name, scope);
+  create(@Payload() { actor, name, scope, expiresInDays }: PayloadOf<typeof CreateToken>) {
+    return this.tokens.create(actor, name, scope, expiresInDays);
+  }
+
+  @HandleCommand(RenameToken)
+  rename(@Payload() { actor, tokenId, name }: PayloadOf<typeof RenameToken>) {
+    return this.tokens.rename(actor, tokenId, name);
   }
 
   @HandleCommand(ListTokens)

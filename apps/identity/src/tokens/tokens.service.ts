@@ -37,7 +37,13 @@ export class TokensService {
   ) {}
 
   /** Creates a token for `member` inside the caller's transaction; the full token is returned only here. */
-  async mint(manager: EntityManager, member: IdentityMemberEntity, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
+  async mint(
+    manager: EntityManager,
+    member: IdentityMemberEntity,
+    name: string,
+    scope: TokenScope,
+    expiresAt: Date | null = null,
+  ): Promise<CreatedTokenV1> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const { tokenId, secret, token } = newTokenParts();
       const free = await this.tokens.insertIfFree(manager, {
@@ -47,10 +53,20 @@ export class TokensService {
         name,
         scope,
         secretHash: sha256(secret),
+        expiresAt,
       });
       if (free) {
         const now = new Date().toISOString();
-        return { tokenId, name, scope, createdAt: now, lastUsedAt: null, revokedAt: null, token };
+        return {
+          tokenId,
+          name,
+          scope,
+          createdAt: now,
+          lastUsedAt: null,
+          revokedAt: null,
+          expiresAt: expiresAt?.toISOString() ?? null,
+          token,
+        };
       }
     }
     throw new Error('could not draw a free token id in 5 attempts');
@@ -67,7 +83,8 @@ export class TokensService {
     const stored = token?.secretHash ?? sha256('');
     const matches = hashesMatch(stored, secretSha256);
     if (!token) throw unknownTokenId();
-    if (!matches || token.revokedAt) throw unauthenticated();
+    // D-43: an expired token is refused like a revoked one.
+    if (!matches || token.revokedAt || (token.expiresAt && token.expiresAt <= new Date())) throw unauthenticated();
     const member = await this.members.findInWorkspace(token.workspaceId, token.memberId);
     if (!member || member.deactivatedAt) throw unauthenticated();
     void this.tokens.touch(token.id, new Date()).catch(() => undefined);
@@ -81,12 +98,24 @@ export class TokensService {
     };
   }
 
-  async create(actor: ActorV1, name: string, scope: TokenScope): Promise<CreatedTokenV1> {
+  async create(actor: ActorV1, name: string, scope: TokenScope, expiresInDays?: number): Promise<CreatedTokenV1> {
+    const expiresAt = expiresInDays === undefined ? null : new Date(Date.now() + expiresInDays * 86_400_000);
     return this.members.transaction(async (manager) => {
       const member = await this.members.findInWorkspace(actor.workspaceId, actor.memberId, manager);
       if (!member || member.deactivatedAt) throw unauthenticated();
-      return this.mint(manager, member, name, scope);
+      return this.mint(manager, member, name, scope, expiresAt);
     });
+  }
+
+  /** D-43: renames one of the caller's tokens (another member's is a missing one). */
+  async rename(actor: ActorV1, tokenId: string, name: string): Promise<ApiTokenV1> {
+    const token = await this.members.transaction(async (manager) => {
+      const found = await this.tokens.findOwn(manager, actor.workspaceId, actor.memberId, tokenId);
+      if (!found) throw tokenNotFound(tokenId);
+      found.name = name;
+      return manager.save(found);
+    });
+    return toApiTokenV1(token);
   }
 
   /**

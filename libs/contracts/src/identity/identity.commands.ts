@@ -58,6 +58,8 @@ export class CreateTokenV1 {
   @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
   @IsString() @MinLength(1) @MaxCodePoints(100) name!: string;
   @IsIn(TOKEN_SCOPES) scope!: TokenScope;
+  /** D-43: the token expires this many days after creation (absent: never). */
+  @IsOptional() @IsInt() @Min(1) @Max(365) expiresInDays?: number;
 }
 export class CreatedTokenV1 extends ApiTokenV1 {
   @Matches(API_TOKEN_PATTERN) token!: string;
@@ -98,6 +100,20 @@ export const RevokeToken = defineCommand({
   version: 1,
   topic: 'identityCommands',
   payload: RevokeTokenV1,
+  result: ApiTokenV1,
+});
+
+/** D-43: `PATCH /v1/tokens/{token_id} { name }` renames one of the caller's tokens. */
+export class RenameTokenV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @Matches(TOKEN_ID_PATTERN) tokenId!: string;
+  @IsString() @MinLength(1) @MaxCodePoints(100) name!: string;
+}
+export const RenameToken = defineCommand({
+  type: 'identity.token.rename',
+  version: 1,
+  topic: 'identityCommands',
+  payload: RenameTokenV1,
   result: ApiTokenV1,
 });
 

@@ -115,4 +115,6 @@ export class ApiTokenV1 {
   @IsString() createdAt!: string;
   @IsOptional() @IsString() lastUsedAt!: string | null;
   @IsOptional() @IsString() revokedAt!: string | null;
+  /** D-43: when the token stops working (null: never). */
+  @IsOptional() @IsString() expiresAt?: string | null;
 }

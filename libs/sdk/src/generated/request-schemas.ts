@@ -2037,6 +2037,18 @@ export const REQUEST_SCHEMAS = {
             "report_only"
           ],
           "description": "`full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read."
+        },
+        "expires_in_days": {
+          "maximum": 365,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "description": "The token stops working this many days after creation (1 to 365); never when absent.",
+          "examples": [
+            90
+          ]
         }
       },
       "type": "object",
@@ -2078,6 +2090,55 @@ export const REQUEST_SCHEMAS = {
       }
     },
     "body": null
+  },
+  "tokens.rename": {
+    "method": "PATCH",
+    "path": "/tokens/{token_id}",
+    "summary": "Rename an API token",
+    "description": "Another member's token is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "token_id": {
+            "pattern": "^[a-z2-7]{8}$",
+            "type": "string",
+            "examples": [
+              "k3v7q2xa"
+            ],
+            "description": "The public id of the token (its short segment)."
+          }
+        },
+        "required": [
+          "token_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 100,
+          "minLength": 1,
+          "description": "A new label for the token.",
+          "examples": [
+            "CI deploys (prod)"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    }
   },
   "tokens.revoke": {
     "method": "DELETE",
