@@ -252,6 +252,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await section.waitFor();
     const name = `curl ${run}`;
     await section.getByLabel('Token name').fill(name);
+    await section.getByLabel('Expires after (days)').fill('30'); // D-43
     await section.getByRole('button', { name: 'Create token' }).click();
     const shown = section.getByRole('status', { name: 'New token' });
     await shown.waitFor();

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '@worktrack/sdk';
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice, Field, Loading, Section, SelectField, ShownOnce } from '../../components/ui';
-import { api, request, unwrap } from '../../lib/api-client';
+import { api, unwrap } from '../../lib/api-client';
 import { parseError } from '../../lib/errors';
 
 type Token = components['schemas']['TokenBody'] & { expires_at?: string | null };
@@ -19,13 +19,9 @@ export function ApiTokens() {
   const [created, setCreated] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: () =>
-      request<{ data: { token: string } }>('POST', '/tokens', {
-        name: name.trim(),
-        scope,
-        ...(days ? { expires_in_days: Number(days) } : {}),
-      }),
+      unwrap(api.POST('/tokens', { body: { name: name.trim(), scope, ...(days ? { expires_in_days: Number(days) } : {}) } })),
     onSuccess: (body) => {
-      setCreated(body.data.token);
+      setCreated(body.token);
       setName('');
       void client.invalidateQueries({ queryKey: ['tokens'] });
     },
