@@ -45,6 +45,8 @@ const ports = new Map(APPS.map((app) => [app, app === 'gateway' ? (process.env.P
 const colors = new Map(APPS.map((app, i) => [app, [36, 32, 33, 35, 34, 31, 37][i % 7]]));
 const tagOf = (app) => `\x1b[${colors.get(app) ?? 37}m${app.padEnd(11)}\x1b[0m`;
 const processPerApp = process.argv.includes('--process-per-app');
+// D-40: the web app's own origin, which the refresh cookie answers and session JWTs are issued for.
+env.PUBLIC_URL ??= `http://localhost:${ports.get('gateway')}`;
 // What each supervised process runs: the gateway, and the six services in one process (or each in its own).
 const processes = processPerApp
   ? APPS.map((app) => ({ name: app, main: mainOf(root, app), env: { HTTP_PORT: String(ports.get(app)) } }))

@@ -1,9 +1,11 @@
 // `npm test`: the whole suite, on a fresh clone too. Installs what is
-// missing, then lint (type-aware, zero warnings), type-check, unit tests,
-// then brings up the infrastructure (unless DATABASE_URL / KAFKA_BROKERS /
-// REDIS_URL name it), builds, and runs the integration and end-to-end tiers
+// missing (npm packages; Debian's chromium for the browser tests), then lint
+// (type-aware, zero warnings), type-check, unit tests (Jest, and the web
+// app's component tests with Vitest), then brings up the infrastructure
+// (unless DATABASE_URL / KAFKA_BROKERS / REDIS_URL name it), builds, and runs the integration and end-to-end tiers
 // against real Kafka and Postgres. Stops at the first failing stage.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDeps } from './ensure-deps.mjs';
@@ -25,10 +27,31 @@ function stage(name, cmd, args) {
   }
 }
 
+const CHROMIUM = '/usr/bin/chromium';
+
+/** The browser tests (the API reference, the web app) drive Debian's chromium; installed as scripts/infra.sh installs Postgres. */
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  console.log(`installing chromium from Debian's packages (${CHROMIUM} is missing; the browser tests drive it)`);
+  const asRoot = (args) =>
+    process.getuid?.() === 0
+      ? spawnSync(args[0], args.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } })
+      : spawnSync('sudo', ['-E', ...args], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } });
+  asRoot(['apt-get', 'update', '-qq']);
+  const r = asRoot(['apt-get', 'install', '-y', '-qq', 'chromium']);
+  if (r.status !== 0 || !existsSync(CHROMIUM)) {
+    console.error(`npm test: could not install chromium (apt-get install -y chromium); ${CHROMIUM} is needed by the browser tests`);
+    process.exit(1);
+  }
+}
+
 ensureDeps(root);
+ensureChromium();
 stage('lint', 'npm', ['run', '--silent', 'lint']);
 stage('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+stage('type-check (web app)', bin('tsc'), ['-p', 'apps/web/tsconfig.json']);
 stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
+stage('web component tests', bin('vitest'), ['run', '--config', 'apps/web/vite.config.ts']);
 if (!(env.DATABASE_URL && env.KAFKA_BROKERS && env.REDIS_URL)) stage('infrastructure', 'bash', ['scripts/infra.sh', 'up']);
 stage('build', process.execPath, ['scripts/build.mjs']);
 stage('integration tests', bin('jest'), ['-c', 'jest.int.config.js', '--ci']);

@@ -10,6 +10,7 @@ import { gatewayErrors } from './http/error-envelope';
 import { registerInputGuard } from './http/input-guard';
 import { registerNoStore } from './http/no-store';
 import { registerRequestDeadline } from './http/request-deadline';
+import { findWebRoot, registerWebApp } from './http/web-app';
 import { gatewayValidationPipe } from './http/validation.pipe';
 import { mountApiDocs } from './openapi/openapi';
 import { ApiTokenVerifier } from './auth/api-token.verifier';
@@ -46,7 +47,7 @@ export async function startGateway(
  * The API conventions: /v1 prefix (probes, metrics and status outside it),
  * hostile input refused once for every route, global validation, and the D-6 document and reference (GET /openapi.yaml,
  * GET /docs: registered on Fastify directly, so outside the prefix and public), and CORS for the
- * operator-listed browser origins (none by default; ./http/cors.ts).
+ * operator-listed browser origins (none by default; ./http/cors.ts), and the web app at `/` (D-44, ./http/web-app.ts).
  */
 export async function configureGateway(app: NestFastifyApplication): Promise<void> {
   await registerCors(app, app.get(GatewayConfig).corsAllowedOrigins);
@@ -65,6 +66,7 @@ export async function configureGateway(app: NestFastifyApplication): Promise<voi
   registerRequestDeadline(app.getHttpAdapter().getInstance(), app.get(GatewayConfig).REQUEST_TIMEOUT_MS);
   app.useGlobalPipes(gatewayValidationPipe());
   mountApiDocs(app, API_PREFIX);
+  registerWebApp(app, findWebRoot(app.get(GatewayConfig).WEB_ROOT));
 }
 
 /** The /v1 prefix, with the probes, metrics, status and provider webhooks outside it (also used to build the document offline). */

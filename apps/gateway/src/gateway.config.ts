@@ -123,6 +123,14 @@ export class GatewayConfig extends AppConfig {
   @Matches(/^(https?:\/\/.+)?$/, { message: 'must be empty or an http(s) URL' })
   MCP_API_URL = '';
 
+  /**
+   * D-44: the built web app (index.html and assets/) served at `/`. Empty: the
+   * build's dist/web, when there is one; without it the gateway serves the API only.
+   */
+  @EnvString()
+  @IsString()
+  WEB_ROOT = '';
+
   /** D-38: the SMTP server invites are mailed through (`smtp://user:pass@host:port`); empty: links are only returned. */
   @EnvString()
   @Matches(/^$|^smtps?:\/\/.+/, { message: 'must be empty or an smtp:// or smtps:// URL' })

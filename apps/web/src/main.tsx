@@ -1,0 +1,31 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App';
+import { refresh } from './lib/auth';
+import { ApiError } from './lib/errors';
+import { listenForChanges, refetchOnWake } from './lib/live';
+import './styles.css';
+
+const client = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refusal is final (it is said in words); no answer or a 503 is retried a little, then offered as "Try again".
+      retry: (count, error) => (error instanceof ApiError ? error.retryable && count < 2 : count < 2),
+      refetchOnWindowFocus: true,
+      staleTime: 5_000,
+    },
+  },
+});
+// The access token is asked for before the first render (D-40), in parallel with React starting.
+void refresh();
+listenForChanges(client);
+refetchOnWake(client);
+
+createRoot(document.getElementById('root') as HTMLElement).render(
+  <StrictMode>
+    <QueryClientProvider client={client}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);
