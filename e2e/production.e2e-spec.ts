@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { SERVICE_NAMES } from '@worktrack/contracts';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
@@ -23,6 +23,10 @@ const SECRETS = {
   OPERATOR_TOKEN: b64(48),
   CONNECTOR_SECRET_KEYS: `k1:${b64(32)}`,
   WEBHOOK_SECRET_KEYS: `k1:${b64(32)}`,
+  IDENTITY_SECRET_KEYS: `k1:${b64(32)}`,
+  SESSION_SIGNING_KEYS: JSON.stringify([
+    { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'prod-e2e-1' },
+  ]),
 };
 const PRODUCTION = { ...SECRETS, NODE_ENV: 'production', MIGRATE_ON_START: 'false', LOG_LEVEL: 'info' };
 
@@ -204,6 +208,8 @@ describe('production mode from nothing', () => {
     const cases = [
       ['connectors', 'CONNECTOR_SECRET_KEYS'],
       ['webhooks', 'WEBHOOK_SECRET_KEYS'],
+      ['identity', 'IDENTITY_SECRET_KEYS'],
+      ['identity', 'SESSION_SIGNING_KEYS'],
       ['gateway', 'OPERATOR_TOKEN'],
       ['gateway', 'JWT_SECRET'],
       ['identity', 'CURSOR_SECRET'],

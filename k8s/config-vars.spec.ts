@@ -91,7 +91,15 @@ describe('configuration variables', () => {
   it('has the production compose command set every secret the production apps require', () => {
     const header = read('docker-compose.yml').split('\nname:')[0];
     const command = header.slice(header.indexOf('NODE_ENV=production'));
-    for (const secret of ['JWT_SECRET', 'CURSOR_SECRET', 'OPERATOR_TOKEN', 'CONNECTOR_SECRET_KEYS']) {
+    for (const secret of [
+      'JWT_SECRET',
+      'CURSOR_SECRET',
+      'OPERATOR_TOKEN',
+      'CONNECTOR_SECRET_KEYS',
+      'WEBHOOK_SECRET_KEYS',
+      'IDENTITY_SECRET_KEYS',
+      'SESSION_SIGNING_KEYS',
+    ]) {
       expect(command).toContain(`${secret}=`);
     }
   });

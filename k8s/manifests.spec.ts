@@ -222,9 +222,9 @@ describe('YAML files', () => {
 });
 
 describe('the apps', () => {
-  it('are exactly the folders in apps/, but for the MCP server (a client: stdio for agent runtimes, /mcp served by the gateway)', () => {
+  it('are exactly the folders in apps/, but for the MCP server (a client: stdio for agent runtimes, /mcp served by the gateway) and the web app (static files the gateway serves)', () => {
     const folders = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && entry.name !== 'mcp')
+      .filter((entry) => entry.isDirectory() && entry.name !== 'mcp' && entry.name !== 'web')
       .map((entry) => entry.name)
       .sort();
     expect(folders).toEqual([...APPS].sort());
