@@ -15,7 +15,7 @@ import {
   Metrics,
 } from '@worktrack/platform';
 import { testConfig, testKafka, type TestKafka } from '@worktrack/testing';
-import { allTopics, ResolveMember, type PayloadOf } from '@worktrack/contracts';
+import { allTopics, ResolveMember, SERVICE_NAMES, type PayloadOf } from '@worktrack/contracts';
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { Access } from '../src/auth/access.decorator';
@@ -216,14 +216,7 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; details: Array<{ path: string }> } };
     expect(body.error.code).toBe('UNAVAILABLE');
-    expect(body.error.details.map((d) => d.path).sort()).toEqual([
-      'connectors',
-      'correlation',
-      'identity',
-      'ingestion',
-      'plate',
-      'sessions',
-    ]);
+    expect(body.error.details.map((d) => d.path).sort()).toEqual([...SERVICE_NAMES].sort());
     expect(elapsed).toBeLessThan(1500 + 1500);
   });
 

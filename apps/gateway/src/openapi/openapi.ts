@@ -51,6 +51,9 @@ const TAGS: Record<string, string> = {
     'People signing in from the web app: password, invite links, browser sessions with a short access token and a refresh cookie, ' +
     'and the public keys of those access tokens at `/.well-known/jwks.json`.',
   Invites: 'Owners and admins invite people by email; the one-time link creates the member and signs it in.',
+  WebhookEndpoints:
+    'Outbound webhooks: owners and admins register HTTPS endpoints for event types; deliveries are signed by the Standard Webhooks scheme, retried for a day and logged.',
+  WebhookMessages: 'A delivered outbound webhook message sent again, with the same `webhook-id` and body.',
   Operations:
     'Probes, metrics and status for operators, outside `/v1`. The probes are public; `/metrics` and `/status` need the operator token when one is configured.',
 };
