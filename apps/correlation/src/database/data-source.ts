@@ -4,6 +4,7 @@ import { CorrelationInit1763750000002 } from './migrations/1763750000002-Correla
 import { CorrelationLinks1763810000000 } from './migrations/1763810000000-CorrelationLinks';
 import { CorrelationApplySessionChange1764010000000 } from './migrations/1764010000000-CorrelationApplySessionChange';
 import { CorrelationLinkEvents1764010000001 } from './migrations/1764010000001-CorrelationLinkEvents';
+import { CorrelationUsage1764200000001 } from './migrations/1764200000001-CorrelationUsage';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
@@ -14,5 +15,6 @@ export const correlationDatabase = {
     CorrelationLinks1763810000000,
     CorrelationApplySessionChange1764010000000,
     CorrelationLinkEvents1764010000001,
+    CorrelationUsage1764200000001,
   ],
 };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventsLinked } from '@worktrack/contracts';
+import { EventsLinked, UsageLinked } from '@worktrack/contracts';
 import { outboxTarget, queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
@@ -95,6 +95,31 @@ export class LinksRepository {
   }
 
   /**
+   * D-48: usage records without a session of their own, linked as
+   * `linkEvents` links events (same locks, same rule, one autocommitted
+   * call to `correlation.link_usage`, migration 1764200000001), their links
+   * queued as UsageLinked messages. Returns how many messages were queued.
+   */
+  async linkUsage(records: NewEvent[], outbox: { linksPerMessage: number; requestId: string | null }): Promise<number> {
+    const rows = await queryPrepared<{ messages: number }>(
+      this.dataSource,
+      `SELECT ${this.s}.link_usage($1::text[], $2::uuid[], $3::timestamptz[], $4, $5, $6, $7, $8, $9) AS messages`,
+      [
+        records.map((e) => e.memberId),
+        records.map((e) => e.eventId),
+        records.map((e) => e.occurredAt),
+        outbox.linksPerMessage,
+        UsageLinked.topic,
+        UsageLinked.type,
+        UsageLinked.version,
+        outbox.requestId,
+        this.outbox.channel,
+      ],
+    );
+    return rows[0]?.messages ?? 0;
+  }
+
+  /**
    * Applies a session change in one autocommitted round trip (issue 17, ADR
    * 0012 decision 16): `correlation.apply_session_change` (migration
    * 1764010000000) takes the member's lock, ignores a stale or repeated
@@ -102,7 +127,8 @@ export class LinksRepository {
    * occurred in the old or new interval (the session whose [started_at,
    * closed_at) contains occurred_at, open-ended while live, the latest
    * started_at winning among overlaps, then the greatest id), and queues the
-   * changed links as EventsLinked messages. Returns how many links changed, or
+   * changed links as EventsLinked messages, those of usage records (D-48) as
+   * UsageLinked (migration 1764200000001). Returns how many links changed, or
    * -1 when the change was stale or repeated.
    */
   async applySessionChange(
@@ -111,8 +137,18 @@ export class LinksRepository {
   ): Promise<number> {
     const rows = await queryPrepared<{ changed: number }>(
       this.dataSource,
-      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS changed`,
-      [change.sessionId, change.memberId, change.startedAt, change.closedAt, change.revision, change.memberId, ...this.linksOutbox(outbox)],
+      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS changed`,
+      [
+        change.sessionId,
+        change.memberId,
+        change.startedAt,
+        change.closedAt,
+        change.revision,
+        change.memberId,
+        ...this.linksOutbox(outbox),
+        UsageLinked.type,
+        UsageLinked.version,
+      ],
     );
     return rows[0]?.changed ?? 0;
   }
