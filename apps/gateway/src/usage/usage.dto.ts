@@ -152,13 +152,13 @@ export class UsageRecordDto {
   @IsUUID()
   session_id?: string;
 
-  @JSONSchema({ description: 'The conversation (`gen_ai.conversation.id`).' })
+  @JSONSchema({ description: 'The conversation (`gen_ai.conversation.id`).', examples: ['conv_5f2a'] })
   @IsOptional()
   @IsString()
   @MaxCodePoints(MAX_CONVERSATION_ID_LENGTH)
   conversation_id?: string;
 
-  @JSONSchema({ description: 'The tool called (`gen_ai.tool.name`).' })
+  @JSONSchema({ description: 'The tool called (`gen_ai.tool.name`).', examples: ['web_search'] })
   @IsOptional()
   @IsString()
   @MaxCodePoints(MAX_TOOL_NAME_LENGTH)
@@ -233,7 +233,7 @@ export class CostBody {
 /** D-48: a stored usage record. */
 export class StoredUsageBody {
   @ApiProperty({ format: 'uuid' }) usage_id!: string;
-  @ApiProperty() external_id!: string;
+  @ApiProperty({ example: 'msg_01XFDUDYJgAACzvnptvVoYEL' }) external_id!: string;
   @ApiProperty({ pattern: SLUG_PATTERN.source, example: 'anthropic' }) provider!: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'claude-sonnet-4-5' }) model!: string | null;
   @ApiProperty({ example: 'chat' }) operation!: string;
@@ -258,9 +258,9 @@ export class StoredUsageBody {
     description: 'The session named by the record, else the one correlation linked (null until linked or when none covers it).',
   })
   session_id!: string | null;
-  @ApiProperty({ type: 'string', nullable: true }) conversation_id!: string | null;
-  @ApiProperty({ type: 'string', nullable: true }) tool_name!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true }) attributes!: Record<string, unknown>;
+  @ApiProperty({ type: 'string', nullable: true, example: 'conv_5f2a' }) conversation_id!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'web_search' }) tool_name!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { agent: 'triage-bot' } }) attributes!: Record<string, unknown>;
 }
 
 /** D-45: the answer to a usage report. */
@@ -339,7 +339,7 @@ export class ModelPriceDto {
   @Matches(PRICE_PATTERN, { message: 'cache_creation_input must be a decimal string with at most 12 decimals' })
   cache_creation_input?: string;
 
-  @JSONSchema({ description: 'USD per million reasoning output tokens; default the output price.' })
+  @JSONSchema({ description: 'USD per million reasoning output tokens; default the output price.', examples: ['15'] })
   @IsOptional()
   @IsString()
   @Matches(PRICE_PATTERN, { message: 'reasoning_output must be a decimal string with at most 12 decimals' })
@@ -363,7 +363,7 @@ export class ModelPriceBody {
   @ApiProperty({ example: '15' }) output!: string;
   @ApiProperty({ type: 'string', nullable: true, example: '0.3' }) cache_read_input!: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: '3.75' }) cache_creation_input!: string | null;
-  @ApiProperty({ type: 'string', nullable: true }) reasoning_output!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: '15' }) reasoning_output!: string | null;
 }
 
 export class ModelPriceListBody {
