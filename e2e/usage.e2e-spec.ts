@@ -42,7 +42,8 @@ describe('usage, end to end', () => {
     await Promise.all(apps.map((p) => p.stop()));
   });
 
-  const report = (m: MemberWithToken, body: unknown) => call<Ingested & ErrorBody>(gateway.url, 'POST', '/v1/usage', { token: m.token, body });
+  const report = (m: MemberWithToken, body: unknown) =>
+    call<Ingested & ErrorBody>(gateway.url, 'POST', '/v1/usage', { token: m.token, body });
   const list = async (m: MemberWithToken, query = ''): Promise<UsageRow[]> => {
     const res = await call<{ data: UsageRow[] }>(gateway.url, 'GET', `/v1/usage?limit=100${query}`, { token: m.token });
     expect(res.status).toBe(200);
@@ -65,7 +66,10 @@ describe('usage, end to end', () => {
   });
 
   it('refuses bad input with a 400 naming it, storing nothing (D-45)', async () => {
-    const member = memberWithToken({ workspace: `usage-bad-${randomUUID().slice(0, 8)}`, email: `b-${randomUUID().slice(0, 8)}@example.com` });
+    const member = memberWithToken({
+      workspace: `usage-bad-${randomUUID().slice(0, 8)}`,
+      email: `b-${randomUUID().slice(0, 8)}@example.com`,
+    });
     const foreign = await call<{ data: { session_id: string } }>(gateway.url, 'POST', '/v1/sessions', {
       token: other.token,
       body: { intent_text: 'Not yours', source: 'timer' },
@@ -74,24 +78,40 @@ describe('usage, end to end', () => {
     const cases: Array<[string, Record<string, unknown>, string, string]> = [
       ['negative tokens', { input_tokens: -1 }, 'usage[1].input_tokens', 'VALIDATION_FAILED'],
       ['non-integer tokens', { output_tokens: 1.5 }, 'usage[1].output_tokens', 'VALIDATION_FAILED'],
-      ['cache over input', { input_tokens: 10, cache_read_input_tokens: 8, cache_creation_input_tokens: 3 }, 'usage[1].input_tokens', 'VALIDATION_FAILED'],
+      [
+        'cache over input',
+        { input_tokens: 10, cache_read_input_tokens: 8, cache_creation_input_tokens: 3 },
+        'usage[1].input_tokens',
+        'VALIDATION_FAILED',
+      ],
       ['a float cost', { cost: { amount: 0.01, currency: 'USD' } }, 'usage[1].cost.amount', 'VALIDATION_FAILED'],
       ['a 10-decimal cost', { cost: { amount: '0.0000000001', currency: 'USD' } }, 'usage[1].cost.amount', 'VALIDATION_FAILED'],
       ['a foreign session', { session_id: foreign.body.data.session_id }, 'usage[1].session_id', 'VALIDATION_FAILED'],
-      ['prompt content', { attributes: { 'gen_ai.input.messages': [{ role: 'user' }] } }, 'usage[1].attributes["gen_ai.input.messages"]', 'VALIDATION_FAILED'],
+      [
+        'prompt content',
+        { attributes: { 'gen_ai.input.messages': [{ role: 'user' }] } },
+        'usage[1].attributes["gen_ai.input.messages"]',
+        'VALIDATION_FAILED',
+      ],
       ['9 KB of attributes', { attributes: { note: 'x'.repeat(9 * 1024) } }, 'usage[1].attributes', 'VALIDATION_FAILED'],
       ['a secret', { attributes: { key: 'ghp_0123456789abcdefghij' } }, 'usage[1].attributes.key', 'PAYLOAD_CONTAINS_SECRET'],
     ];
     for (const [name, over, path, code] of cases) {
       const res = await report(member, { usage: [record(), record(over)] });
       expect({ name, status: res.status, code: res.body.error?.code }).toEqual({ name, status: 400, code });
-      expect({ name, paths: res.body.error?.details?.map((d) => d.path) }).toEqual({ name, paths: expect.arrayContaining([path]) as unknown });
+      expect({ name, paths: res.body.error?.details?.map((d) => d.path) }).toEqual({
+        name,
+        paths: expect.arrayContaining([path]) as unknown,
+      });
     }
     expect(await list(member)).toEqual([]);
   });
 
   it('stores a 100-record batch retried 8 times at once exactly once (D-46)', async () => {
-    const member = memberWithToken({ workspace: `usage-dup-${randomUUID().slice(0, 8)}`, email: `d-${randomUUID().slice(0, 8)}@example.com` });
+    const member = memberWithToken({
+      workspace: `usage-dup-${randomUUID().slice(0, 8)}`,
+      email: `d-${randomUUID().slice(0, 8)}@example.com`,
+    });
     const batch = { usage: Array.from({ length: 100 }, (_, i) => record({ cost: { amount: `0.00${i + 1}`, currency: 'USD' } })) };
     const replies = await Promise.all(Array.from({ length: 8 }, () => report(member, batch)));
     for (const r of replies) expect(r.status).toBe(202);
@@ -106,16 +126,16 @@ describe('usage, end to end', () => {
     expect(new Set(rows.map((r) => r.usage_id))).toEqual(new Set(ids));
     // Money counted once: 0.001 + … + 0.00100 summed exactly, as the records were sent.
     const cents = rows.reduce((n, r) => n + BigInt((r.cost?.amount ?? '0').replace('.', '').padEnd(20, '0')), 0n);
-    const expected = batch.usage.reduce(
-      (n, u) => n + BigInt(((u.cost as { amount: string }).amount).replace('.', '').padEnd(20, '0')),
-      0n,
-    );
+    const expected = batch.usage.reduce((n, u) => n + BigInt((u.cost as { amount: string }).amount.replace('.', '').padEnd(20, '0')), 0n);
     expect(cents).toBe(expected);
     expect(rows.every((r) => r.cost_source === 'reported')).toBe(true);
   });
 
   it('links usage to a session that arrives after it, and relinks on a back-dated close; a named session wins (D-48)', async () => {
-    const member = memberWithToken({ workspace: `usage-link-${randomUUID().slice(0, 8)}`, email: `l-${randomUUID().slice(0, 8)}@example.com` });
+    const member = memberWithToken({
+      workspace: `usage-link-${randomUUID().slice(0, 8)}`,
+      email: `l-${randomUUID().slice(0, 8)}@example.com`,
+    });
     const now = Date.now();
     const early = await report(member, record({ occurred_at: new Date(now - 30 * 60_000).toISOString() }));
     expect(early.status).toBe(202);
@@ -131,7 +151,10 @@ describe('usage, end to end', () => {
     });
     expect(manual.status).toBe(201);
     const manualId = manual.body.data.session_id;
-    await eventually(async () => (await list(member)).find((u) => u.usage_id === earlyId)?.session_id === manualId, 'the late session linked');
+    await eventually(
+      async () => (await list(member)).find((u) => u.usage_id === earlyId)?.session_id === manualId,
+      'the late session linked',
+    );
 
     const started = await call<{ data: { session_id: string; started_at: string } }>(gateway.url, 'POST', '/v1/sessions', {
       token: member.token,
@@ -141,18 +164,27 @@ describe('usage, end to end', () => {
     const t0 = Date.parse(started.body.data.started_at);
     const at = (ms: number): string => new Date(t0 + ms).toISOString();
     const during = await report(member, {
-      usage: [record({ occurred_at: at(1_000) }), record({ occurred_at: at(3_000) }), record({ occurred_at: at(3_000), session_id: manualId })],
+      usage: [
+        record({ occurred_at: at(1_000) }),
+        record({ occurred_at: at(3_000) }),
+        record({ occurred_at: at(3_000), session_id: manualId }),
+      ],
     });
     expect(during.status).toBe(202);
     const [first, later, named] = during.body.data.usage_ids;
     await eventually(async () => {
       const rows = await list(member);
-      return rows.find((u) => u.usage_id === first)?.session_id === timerId && rows.find((u) => u.usage_id === later)?.session_id === timerId;
+      return (
+        rows.find((u) => u.usage_id === first)?.session_id === timerId && rows.find((u) => u.usage_id === later)?.session_id === timerId
+      );
     }, 'both linked to the timer');
     expect((await list(member)).find((u) => u.usage_id === named)?.session_id).toBe(manualId);
 
     while (Date.now() < t0 + 2_200) await new Promise((r) => setTimeout(r, 50));
-    const closed = await call(gateway.url, 'POST', `/v1/sessions/${timerId}/close`, { token: member.token, body: { closed_at: at(2_000) } });
+    const closed = await call(gateway.url, 'POST', `/v1/sessions/${timerId}/close`, {
+      token: member.token,
+      body: { closed_at: at(2_000) },
+    });
     expect(closed.status).toBe(200);
     await eventually(async () => (await list(member)).find((u) => u.usage_id === later)?.session_id === null, 'the later record unlinked');
     const rows = await list(member);
@@ -172,7 +204,14 @@ describe('usage, end to end', () => {
         body: {
           prices: [
             { provider: 'anthropic', model_pattern: 'claude-*', effective_from: since, input: '1', output: '1' },
-            { provider: 'anthropic', model_pattern: 'claude-sonnet-*', effective_from: since, input, output: '15', cache_read_input: '0.3' },
+            {
+              provider: 'anthropic',
+              model_pattern: 'claude-sonnet-*',
+              effective_from: since,
+              input,
+              output: '15',
+              cache_read_input: '0.3',
+            },
           ],
         },
       });
@@ -191,10 +230,16 @@ describe('usage, end to end', () => {
     const ownRows = await list(owner);
     const byId = (rows: UsageRow[], id: string): UsageRow | undefined => rows.find((r) => r.usage_id === id);
     // 400 × 3 + 600 × 0.3 + 500 × 15 per million = 1200 + 180 + 7500 = 8880 / 1e6
-    expect(byId(ownRows, a.body.data.usage_ids[0])).toMatchObject({ cost: { amount: '0.008880000', currency: 'USD' }, cost_source: 'computed' });
+    expect(byId(ownRows, a.body.data.usage_ids[0])).toMatchObject({
+      cost: { amount: '0.008880000', currency: 'USD' },
+      cost_source: 'computed',
+    });
     // 400 × 6 + 600 × 0.3 + 500 × 15 = 2400 + 180 + 7500 = 10080 / 1e6
     expect(byId(await list(plain), b.body.data.usage_ids[0])).toMatchObject({ cost: { amount: '0.010080000' }, cost_source: 'computed' });
-    expect(byId(ownRows, reported.body.data.usage_ids[0])).toMatchObject({ cost: { amount: '0.10', currency: 'USD' }, cost_source: 'reported' });
+    expect(byId(ownRows, reported.body.data.usage_ids[0])).toMatchObject({
+      cost: { amount: '0.10', currency: 'USD' },
+      cost_source: 'reported',
+    });
     expect(byId(ownRows, unpriced.body.data.usage_ids[0])).toMatchObject({ cost: null, cost_source: 'none' });
   });
 });

@@ -29,7 +29,17 @@ import { ModelPricesController, UsageController } from './usage/usage.controller
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
-  controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, UsageController, ModelPricesController, McpController],
+  controllers: [
+    StatusController,
+    MeController,
+    MembersController,
+    TokensController,
+    AgentsController,
+    ActivityController,
+    UsageController,
+    ModelPricesController,
+    McpController,
+  ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}

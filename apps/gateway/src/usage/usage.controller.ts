@@ -48,7 +48,11 @@ export class UsageController {
     const usage = parseUsageInput(body, receivedAt);
     const named = [...new Set(usage.flatMap((u) => (u.sessionId ? [u.sessionId] : [])))];
     if (named.length > 0) {
-      const owned = await this.commands.send(FindOwnedSessions, { actor: actorOf(principal), sessionIds: named }, { key: principal.memberId });
+      const owned = await this.commands.send(
+        FindOwnedSessions,
+        { actor: actorOf(principal), sessionIds: named },
+        { key: principal.memberId },
+      );
       const details = foreignSessionDetails(usage, new Set(owned.sessionIds), typeof body === 'object' && body !== null && 'usage' in body);
       if (details.length > 0) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is invalid; nothing was stored.', details);
     }
@@ -96,7 +100,10 @@ export class ModelPricesController {
   /** D-47: the workspace's price list, for any member. */
   @Get()
   @Access('read')
-  @ApiOperation({ summary: "Read the workspace's model prices", description: 'USD per million tokens; used to cost usage reported without one.' })
+  @ApiOperation({
+    summary: "Read the workspace's model prices",
+    description: 'USD per million tokens; used to cost usage reported without one.',
+  })
   @ApiData(200, ModelPriceListBody, 'The price list.')
   async get(@CurrentPrincipal() principal: Principal): Promise<{ data: ModelPriceListBody }> {
     const list = await this.commands.send(GetModelPrices, { actor: actorOf(principal) }, { key: principal.workspaceId });

@@ -78,7 +78,10 @@ export class UsageRecordDto {
   @Matches(SLUG_PATTERN, { message: 'provider must be 1 to 64 characters of a-z, 0-9, _ . -' })
   provider!: string;
 
-  @JSONSchema({ description: 'The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.', examples: ['claude-sonnet-4-5'] })
+  @JSONSchema({
+    description: 'The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.',
+    examples: ['claude-sonnet-4-5'],
+  })
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -308,7 +311,10 @@ export class ModelPriceDto {
   @Matches(SLUG_PATTERN, { message: 'provider must be 1 to 64 characters of a-z, 0-9, _ . -' })
   provider!: string;
 
-  @JSONSchema({ description: 'The whole model name, `*` a wildcard; the most specific match wins (fewest `*`, then longest).', examples: ['claude-sonnet-4*'] })
+  @JSONSchema({
+    description: 'The whole model name, `*` a wildcard; the most specific match wins (fewest `*`, then longest).',
+    examples: ['claude-sonnet-4*'],
+  })
   @Matches(MODEL_PATTERN_PATTERN, { message: 'model_pattern must be 1 to 256 characters without spaces' })
   @MaxCodePoints(MAX_MODEL_LENGTH)
   model_pattern!: string;

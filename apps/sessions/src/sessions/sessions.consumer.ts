@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { CloseSession, FindOwnedSessions, ListSessions, PauseSession, ResumeSession, StartSession, type PayloadOf } from '@worktrack/contracts';
+import {
+  CloseSession,
+  FindOwnedSessions,
+  ListSessions,
+  PauseSession,
+  ResumeSession,
+  StartSession,
+  type PayloadOf,
+} from '@worktrack/contracts';
 import { ContractContext, HandleCommand } from '@worktrack/platform';
 import { SessionsService } from './sessions.service';
 

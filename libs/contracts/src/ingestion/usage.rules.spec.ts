@@ -1,4 +1,13 @@
-import { computeCost, findContentKeys, fromScaled, modelMatches, priceInForce, toScaled, usageRuleViolations, type ModelPrice } from './usage.rules';
+import {
+  computeCost,
+  findContentKeys,
+  fromScaled,
+  modelMatches,
+  priceInForce,
+  toScaled,
+  usageRuleViolations,
+  type ModelPrice,
+} from './usage.rules';
 
 const price = (over: Partial<ModelPrice> = {}): ModelPrice => ({
   provider: 'anthropic',
@@ -20,7 +29,13 @@ describe('usage rules (D-45 … D-47)', () => {
 
   it('prices each token once: cache inside input, reasoning inside output, own prices or the fallbacks (D-47)', () => {
     // 1,000 input of which 600 cache reads and 100 cache writes; 500 output of which 200 reasoning.
-    const tokens = { inputTokens: 1000, cacheReadInputTokens: 600, cacheCreationInputTokens: 100, outputTokens: 500, reasoningOutputTokens: 200 };
+    const tokens = {
+      inputTokens: 1000,
+      cacheReadInputTokens: 600,
+      cacheCreationInputTokens: 100,
+      outputTokens: 500,
+      reasoningOutputTokens: 200,
+    };
     // 300 × 3 + 600 × 0.3 + 100 × 3.75 + 300 × 15 + 200 × 15 per million = 900 + 180 + 375 + 4500 + 3000 = 8955 / 1e6
     expect(computeCost(tokens, price({ cacheReadInput: '0.3', cacheCreationInput: '3.75' }))).toBe('0.008955000');
     // Without cache prices, cache tokens cost the input price: 1000 × 3 + 500 × 15 = 10500 / 1e6

@@ -94,7 +94,9 @@ export function usageRuleViolations(records: UsageRuleInput[], receivedAt: Date)
   const out: UsageRuleViolation[] = [];
   records.forEach((r, index) => {
     if (typeof r !== 'object' || r === null) return;
-    const cache = (isCount(r.cacheReadInputTokens) ? r.cacheReadInputTokens : 0) + (isCount(r.cacheCreationInputTokens) ? r.cacheCreationInputTokens : 0);
+    const cache =
+      (isCount(r.cacheReadInputTokens) ? r.cacheReadInputTokens : 0) +
+      (isCount(r.cacheCreationInputTokens) ? r.cacheCreationInputTokens : 0);
     if (cache > 0 && !(isCount(r.inputTokens) && cache <= r.inputTokens)) {
       out.push({
         index,
@@ -102,8 +104,16 @@ export function usageRuleViolations(records: UsageRuleInput[], receivedAt: Date)
         issue: 'cache_read_input_tokens + cache_creation_input_tokens must not exceed input_tokens (cache counts are part of input)',
       });
     }
-    if (isCount(r.reasoningOutputTokens) && r.reasoningOutputTokens > 0 && !(isCount(r.outputTokens) && r.reasoningOutputTokens <= r.outputTokens)) {
-      out.push({ index, field: 'output_tokens', issue: 'reasoning_output_tokens must not exceed output_tokens (reasoning is part of output)' });
+    if (
+      isCount(r.reasoningOutputTokens) &&
+      r.reasoningOutputTokens > 0 &&
+      !(isCount(r.outputTokens) && r.reasoningOutputTokens <= r.outputTokens)
+    ) {
+      out.push({
+        index,
+        field: 'output_tokens',
+        issue: 'reasoning_output_tokens must not exceed output_tokens (reasoning is part of output)',
+      });
     }
     if ((r.operation ?? DEFAULT_USAGE_OPERATION) !== 'execute_tool' && (r.model === undefined || r.model === null)) {
       out.push({ index, field: 'model', issue: 'model is required unless operation is execute_tool' });
