@@ -3,9 +3,10 @@ import type { components } from './generated/openapi';
 /** One usage record to report (D-45): what a model or tool call consumed. */
 export type UsageRecord = Omit<components['schemas']['UsageRecordDto'], 'attributes'> & { attributes?: Record<string, unknown> | null };
 
-/** What every helper lets the caller add: the session, when, and metadata (never prompt text). */
+/** What every helper lets the caller add: the session, when, the billed cost, and metadata (never prompt text). */
 export interface UsageExtras {
   session_id?: string;
+  cost?: UsageRecord['cost'];
   occurred_at?: string;
   duration_ms?: number;
   conversation_id?: string;
