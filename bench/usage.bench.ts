@@ -2,14 +2,16 @@
  * Benchmark (not a test): POST /v1/usage against POST /v1/activity/events,
  * A/B in one sitting on one stack (D-45 … D-48, ADR 0017).
  *
- *   npm run bench:usage [-- --seconds 15 --connections 8 --members 30]
+ *   npm run bench:usage [-- --seconds 15 --connections 8 --members 30 --rate 6]
  *
  * Uses the running stack at BENCH_URL (default http://127.0.0.1:3000) when it
  * answers; otherwise starts identity, ingestion, sessions, correlation (in one
  * process, as `npm start`) and a gateway from dist/, and stops them after.
  * Creates members (enough to stay under 600 requests/minute each), starts a
  * timer session for each (every record and event gets linked) and puts a
- * price list in place. Then two phases of the same length and concurrency:
+ * price list in place. Then two phases of the same length, concurrency and
+ * pace (`--rate` batches a second, so the stack's idle CPU weighs the same on
+ * both; `--rate 0` for as fast as it goes):
  * batches of 100 activity events, then batches of 100 usage records (half
  * with a reported cost, half costed from the price list, every one linked
  * by correlation). Each phase's CPU window (bench/cpu-sampler.ts: the apps,
@@ -33,6 +35,8 @@ const arg = (name: string, fallback: number): number => {
 const SECONDS = arg('seconds', 15);
 const CONNECTIONS = arg('connections', 8);
 const MEMBERS = arg('members', 30);
+/** Batches a second in each phase (0: as fast as the connections go): the same paced load makes the phases' CPU per batch comparable. */
+const RATE = arg('rate', 6);
 const BATCH = 100;
 const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
 
@@ -110,11 +114,14 @@ async function main(): Promise<void> {
     const tokens = members.map((m) => m.token);
     const memberIds = members.map((m) => m.memberId);
     const post = async (token: string, method: string, path: string, body: unknown, expected: number): Promise<void> => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-      });
+      const send = (): Promise<Response> =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+      // A kept-alive socket the gateway closed while the members were being created fails once: send again.
+      const res = await send().catch(send);
       if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     };
     for (const token of tokens) await post(token, 'POST', '/v1/sessions', { intent_text: 'bench', source: 'timer' }, 201);
@@ -148,6 +155,7 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         duration: SECONDS,
         pipelining: 1,
+        ...(RATE > 0 ? { overallRate: RATE } : {}),
         requests: [
           {
             method: 'POST',
@@ -196,7 +204,7 @@ async function main(): Promise<void> {
     const usage = await phase('/v1/usage', usageBody, 'usage_records');
     const perBatch = (p: Phase): number => p.cpu.totalMs / Math.max(p.ok, 1);
     console.log(
-      `\nbench:usage (${hostname()}, ${cpus().length} cores, node ${process.version}): ${SECONDS} s a phase, ${CONNECTIONS} connections, ${MEMBERS} members, batches of ${BATCH}`,
+      `\nbench:usage (${hostname()}, ${cpus().length} cores, node ${process.version}): ${SECONDS} s a phase, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} batches/s` : 'unpaced'}, ${MEMBERS} members, batches of ${BATCH}`,
     );
     for (const [name, p] of [
       ['events', events],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ModelPrice } from '@worktrack/contracts';
-import { outboxTarget, queryRows, schemaOf } from '@worktrack/platform';
+import { outboxTarget, queryPrepared, schemaOf } from '@worktrack/platform';
 import { UsageRecordEntity } from './entities/usage-record.entity';
 
 export interface NewUsageRow {
@@ -77,6 +77,7 @@ interface PriceRow {
 /**
  * Usage records and price lists of the ingestion schema: one statement per
  * batch (its outbox message included), keyset reads; prices as NUMERIC text.
+ * The statements of fixed text run prepared (ADR 0012, decision 14).
  */
 @Injectable()
 export class UsageRepository {
@@ -108,7 +109,7 @@ export class UsageRepository {
   ): Promise<Set<string>> {
     const { rows } = batch;
     const col = <K extends keyof NewUsageRow>(k: K): Array<NewUsageRow[K]> => rows.map((r) => r[k]);
-    const inserted = await queryRows<{ id: string }>(
+    const inserted = await queryPrepared<{ id: string }>(
       this.dataSource,
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::int[], $12::int[],
@@ -175,7 +176,8 @@ export class UsageRepository {
 
   /** The stored ids of a member's D-46 keys. */
   async idsByKeys(memberId: string, keys: Array<{ provider: string; externalId: string }>): Promise<Map<string, string>> {
-    const rows = await this.dataSource.query<Array<{ id: string; provider: string; external_id: string }>>(
+    const rows = await queryPrepared<{ id: string; provider: string; external_id: string }>(
+      this.dataSource,
       `SELECT u.id, u.provider, u.external_id
          FROM ${this.table} u
          JOIN unnest($2::text[], $3::text[]) AS k(pr, ex) ON u.provider = k.pr AND u.external_id = k.ex
@@ -191,7 +193,7 @@ export class UsageRepository {
    * of several members.
    */
   async applyLinks(links: Array<{ memberId: string; usageId: string; sessionId: string | null; version: number }>): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
+    const rows = await queryPrepared<{ id: string }>(
       this.dataSource,
       `UPDATE ${this.table} u SET session_id = t.sid, link_version = t.v
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(mid, id, sid, v)
@@ -257,7 +259,8 @@ export class UsageRepository {
 
   /** The workspace's price list (D-47), of some providers or all, as decimal text. */
   async priceList(workspaceId: string, providers?: string[]): Promise<ModelPrice[]> {
-    const rows = await this.dataSource.query<PriceRow[]>(
+    const rows = await queryPrepared<PriceRow>(
+      this.dataSource,
       `SELECT provider, model_pattern, effective_from, input::text AS input, output::text AS output,
               cache_read_input::text AS cache_read_input, cache_creation_input::text AS cache_creation_input,
               reasoning_output::text AS reasoning_output
