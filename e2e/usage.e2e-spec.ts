@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { memberWithToken, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { join } from 'node:path';
+import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
 
 interface UsageRow {
@@ -241,5 +243,50 @@ describe('usage, end to end', () => {
       cost_source: 'reported',
     });
     expect(byId(ownRows, unpriced.body.data.usage_ids[0])).toMatchObject({ cost: null, cost_source: 'none' });
+  });
+
+  it('lets a report_only agent report and read its own usage, not change prices (D-9, D-45); the CLI reports and lists', async () => {
+    const agent = await call<{ data: { agent: { member_id: string }; token: string } }>(gateway.url, 'POST', '/v1/agents', {
+      token: owner.token,
+      body: { name: `bot-${randomUUID().slice(0, 6)}` },
+    });
+    expect(agent.status).toBe(201);
+    const bot: MemberWithToken = {
+      workspaceId: owner.workspaceId,
+      memberId: agent.body.data.agent.member_id,
+      token: agent.body.data.token,
+    };
+    const reported = await report(bot, record({ external_id: 'msg_bot_1' }));
+    expect(reported.status).toBe(202);
+    expect((await list(bot)).map((u) => u.external_id)).toEqual(['msg_bot_1']);
+    expect((await list(owner)).some((u) => u.external_id === 'msg_bot_1')).toBe(false);
+    const put = await call<ErrorBody>(gateway.url, 'PUT', '/v1/model-prices', { token: bot.token, body: { prices: [] } });
+    expect(put.status).toBe(403);
+
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [join(repoRoot(), 'dist', 'libs', 'sdk', 'src', 'cli', 'main.js'), ...args], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: '/tmp', WORKTRACK_URL: gateway.url, WORKTRACK_TOKEN: bot.token },
+        timeout: 60_000,
+      });
+    const args = ['usage', 'report', 'openai', 'gpt-5', '--input', '900', '--cache-read', '600', '--output', '40', '--reasoning', '30'];
+    const first = cli([...args, '--external-id', 'resp_cli_1', '--cost', '0.0021']);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^usage recorded: [0-9a-f-]{36}\n$/);
+    const again = cli([...args, '--external-id', 'resp_cli_1', '--cost', '0.0021']);
+    expect(again.stdout).toMatch(/^usage already recorded: /);
+    const bad = cli([...args, '--cache-read', '901']);
+    expect(bad.status).toBe(4); // refused: cache over input (D-45)
+    const listed = cli(['--json', 'usage', '--provider', 'openai']);
+    expect(listed.status).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        external_id: 'resp_cli_1',
+        input_tokens: 900,
+        cache_read_input_tokens: 600,
+        reasoning_output_tokens: 30,
+        cost: { amount: '0.0021', currency: 'USD' },
+      }),
+    ]);
   });
 });
