@@ -18,6 +18,7 @@ import { SessionsHttpModule } from './sessions/sessions-http.module';
 import { StatusController } from './status/status.controller';
 import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
+import { ModelPricesController, UsageController } from './usage/usage.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -28,7 +29,17 @@ import { TokensController } from './tokens/tokens.controller';
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule],
-  controllers: [StatusController, MeController, MembersController, TokensController, AgentsController, ActivityController, McpController],
+  controllers: [
+    StatusController,
+    MeController,
+    MembersController,
+    TokensController,
+    AgentsController,
+    ActivityController,
+    UsageController,
+    ModelPricesController,
+    McpController,
+  ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
 export class GatewayFeaturesModule {}

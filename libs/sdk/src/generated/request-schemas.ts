@@ -1079,6 +1079,147 @@ export const REQUEST_SCHEMAS = {
       "additionalProperties": false
     }
   },
+  "modelPrices.get": {
+    "method": "GET",
+    "path": "/model-prices",
+    "summary": "Read the workspace's model prices",
+    "description": "USD per million tokens; used to cost usage reported without one.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "modelPrices.put": {
+    "method": "PUT",
+    "path": "/model-prices",
+    "summary": "Replace the workspace's model prices",
+    "description": "Replaces the whole list (owners and admins). Applies to usage received afterwards without a reported cost; stored costs never change.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "prices": {
+          "items": {
+            "properties": {
+              "provider": {
+                "pattern": "^[a-z0-9_.-]{1,64}$",
+                "type": "string",
+                "examples": [
+                  "anthropic"
+                ]
+              },
+              "model_pattern": {
+                "type": "string",
+                "maxLength": 256,
+                "pattern": "^[^\\s]{1,256}$",
+                "description": "The whole model name, `*` a wildcard; the most specific match wins (fewest `*`, then longest).",
+                "examples": [
+                  "claude-sonnet-4*"
+                ]
+              },
+              "effective_from": {
+                "type": "string",
+                "format": "date-time",
+                "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+                "description": "From when the price applies (by the record’s occurred_at)."
+              },
+              "input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": "string",
+                "description": "USD per million input tokens (decimal string, at most 12 decimals).",
+                "examples": [
+                  "3"
+                ]
+              },
+              "output": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": "string",
+                "description": "USD per million output tokens.",
+                "examples": [
+                  "15"
+                ]
+              },
+              "cache_read_input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million cache-read input tokens; default the input price.",
+                "examples": [
+                  "0.3"
+                ]
+              },
+              "cache_creation_input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million cache-write input tokens; default the input price.",
+                "examples": [
+                  "3.75"
+                ]
+              },
+              "reasoning_output": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million reasoning output tokens; default the output price.",
+                "examples": [
+                  "15"
+                ]
+              }
+            },
+            "type": "object",
+            "required": [
+              "provider",
+              "model_pattern",
+              "effective_from",
+              "input",
+              "output"
+            ],
+            "title": "A model price",
+            "additionalProperties": false
+          },
+          "type": "array",
+          "maxItems": 1000
+        }
+      },
+      "type": "object",
+      "required": [
+        "prices"
+      ],
+      "title": "A price list",
+      "description": "Replaces the whole list.",
+      "additionalProperties": false
+    }
+  },
   "operations.healthz": {
     "method": "GET",
     "path": "/healthz",
@@ -1704,6 +1845,537 @@ export const REQUEST_SCHEMAS = {
       }
     },
     "body": null
+  },
+  "usage.list": {
+    "method": "GET",
+    "path": "/usage",
+    "summary": "Read your usage",
+    "description": "Newest first; `meta.cursor` fetches the next page.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "session_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "provider": {
+            "pattern": "^[a-z0-9_.-]{1,64}$",
+            "type": "string"
+          },
+          "model": {
+            "type": "string",
+            "maxLength": 256
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "usage.report": {
+    "method": "POST",
+    "path": "/usage",
+    "summary": "Report usage",
+    "description": "One usage record, or `{ usage: [...] }` with at most 100: what a model or tool call consumed (tokens, cost). All or nothing; retries with the same `provider` and `external_id` are deduplicated. 202 means stored.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "oneOf": [
+        {
+          "properties": {
+            "external_id": {
+              "type": "string",
+              "maxLength": 256,
+              "minLength": 1,
+              "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+              "examples": [
+                "msg_01XFDUDYJgAACzvnptvVoYEL"
+              ]
+            },
+            "provider": {
+              "pattern": "^[a-z0-9_.-]{1,64}$",
+              "type": "string",
+              "description": "Provider slug (`gen_ai.provider.name`), e.g. `anthropic`, `openai`.",
+              "examples": [
+                "anthropic"
+              ]
+            },
+            "model": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 256,
+              "minLength": 1,
+              "description": "The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.",
+              "examples": [
+                "claude-sonnet-4-5"
+              ]
+            },
+            "operation": {
+              "description": "The operation (`gen_ai.operation.name`), e.g. `chat`, `embeddings`, `execute_tool`.",
+              "anyOf": [
+                {
+                  "pattern": "^[a-z0-9_.-]{1,64}$",
+                  "type": "string",
+                  "default": "chat",
+                  "examples": [
+                    "chat"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "occurred_at": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+              "description": "When it happened (RFC 3339 with an offset), at most 10 minutes ahead. Default: the time of receipt."
+            },
+            "duration_ms": {
+              "maximum": 86400000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "How long the call took, in milliseconds (0 .. 86,400,000).",
+              "examples": [
+                2300
+              ]
+            },
+            "input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens (`gen_ai.usage.input_tokens`), cache reads and writes included (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "output_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Output tokens (`gen_ai.usage.output_tokens`), reasoning included (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cache_read_input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens read from the provider cache (`gen_ai.usage.cache_read.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cache_creation_input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens written to the provider cache (`gen_ai.usage.cache_creation.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "reasoning_output_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Reasoning tokens (`gen_ai.usage.reasoning.output_tokens`), part of `output_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cost": {
+              "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+              "anyOf": [
+                {
+                  "properties": {
+                    "amount": {
+                      "pattern": "^(0|[1-9]\\d{0,17})(\\.\\d{1,9})?$",
+                      "type": "string",
+                      "description": "Decimal string, at most 9 decimals.",
+                      "examples": [
+                        "0.004215"
+                      ]
+                    },
+                    "currency": {
+                      "type": "string",
+                      "enum": [
+                        "USD"
+                      ],
+                      "description": "Always `USD`.",
+                      "examples": [
+                        "USD"
+                      ]
+                    }
+                  },
+                  "type": "object",
+                  "required": [
+                    "amount",
+                    "currency"
+                  ],
+                  "title": "Cost",
+                  "description": "An exact amount: a decimal string with at most 9 decimals, never a JSON number.",
+                  "additionalProperties": false
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "session_id": {
+              "format": "uuid",
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+            },
+            "conversation_id": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 256,
+              "description": "The conversation (`gen_ai.conversation.id`).",
+              "examples": [
+                "conv_5f2a"
+              ]
+            },
+            "tool_name": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 128,
+              "description": "The tool called (`gen_ai.tool.name`).",
+              "examples": [
+                "web_search"
+              ]
+            },
+            "attributes": {
+              "type": [
+                "object",
+                "null"
+              ],
+              "additionalProperties": true,
+              "description": "Metadata only, at most 8192 bytes as UTF-8 JSON: no secrets, and none of the content keys `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `prompt`, `completion`, `messages` at any depth.",
+              "examples": [
+                {
+                  "gen_ai.request.temperature": 0.2,
+                  "agent": "triage-bot"
+                }
+              ]
+            }
+          },
+          "type": "object",
+          "required": [
+            "external_id",
+            "provider"
+          ],
+          "title": "One usage record",
+          "additionalProperties": false
+        },
+        {
+          "properties": {
+            "usage": {
+              "items": {
+                "properties": {
+                  "external_id": {
+                    "type": "string",
+                    "maxLength": 256,
+                    "minLength": 1,
+                    "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+                    "examples": [
+                      "msg_01XFDUDYJgAACzvnptvVoYEL"
+                    ]
+                  },
+                  "provider": {
+                    "pattern": "^[a-z0-9_.-]{1,64}$",
+                    "type": "string",
+                    "description": "Provider slug (`gen_ai.provider.name`), e.g. `anthropic`, `openai`.",
+                    "examples": [
+                      "anthropic"
+                    ]
+                  },
+                  "model": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 256,
+                    "minLength": 1,
+                    "description": "The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.",
+                    "examples": [
+                      "claude-sonnet-4-5"
+                    ]
+                  },
+                  "operation": {
+                    "description": "The operation (`gen_ai.operation.name`), e.g. `chat`, `embeddings`, `execute_tool`.",
+                    "anyOf": [
+                      {
+                        "pattern": "^[a-z0-9_.-]{1,64}$",
+                        "type": "string",
+                        "default": "chat",
+                        "examples": [
+                          "chat"
+                        ]
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "occurred_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time",
+                    "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+                    "description": "When it happened (RFC 3339 with an offset), at most 10 minutes ahead. Default: the time of receipt."
+                  },
+                  "duration_ms": {
+                    "maximum": 86400000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "How long the call took, in milliseconds (0 .. 86,400,000).",
+                    "examples": [
+                      2300
+                    ]
+                  },
+                  "input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens (`gen_ai.usage.input_tokens`), cache reads and writes included (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "output_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Output tokens (`gen_ai.usage.output_tokens`), reasoning included (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cache_read_input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens read from the provider cache (`gen_ai.usage.cache_read.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cache_creation_input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens written to the provider cache (`gen_ai.usage.cache_creation.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "reasoning_output_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Reasoning tokens (`gen_ai.usage.reasoning.output_tokens`), part of `output_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cost": {
+                    "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+                    "anyOf": [
+                      {
+                        "properties": {
+                          "amount": {
+                            "pattern": "^(0|[1-9]\\d{0,17})(\\.\\d{1,9})?$",
+                            "type": "string",
+                            "description": "Decimal string, at most 9 decimals.",
+                            "examples": [
+                              "0.004215"
+                            ]
+                          },
+                          "currency": {
+                            "type": "string",
+                            "enum": [
+                              "USD"
+                            ],
+                            "description": "Always `USD`.",
+                            "examples": [
+                              "USD"
+                            ]
+                          }
+                        },
+                        "type": "object",
+                        "required": [
+                          "amount",
+                          "currency"
+                        ],
+                        "title": "Cost",
+                        "description": "An exact amount: a decimal string with at most 9 decimals, never a JSON number.",
+                        "additionalProperties": false
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "session_id": {
+                    "format": "uuid",
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+                  },
+                  "conversation_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 256,
+                    "description": "The conversation (`gen_ai.conversation.id`).",
+                    "examples": [
+                      "conv_5f2a"
+                    ]
+                  },
+                  "tool_name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 128,
+                    "description": "The tool called (`gen_ai.tool.name`).",
+                    "examples": [
+                      "web_search"
+                    ]
+                  },
+                  "attributes": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "additionalProperties": true,
+                    "description": "Metadata only, at most 8192 bytes as UTF-8 JSON: no secrets, and none of the content keys `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `prompt`, `completion`, `messages` at any depth.",
+                    "examples": [
+                      {
+                        "gen_ai.request.temperature": 0.2,
+                        "agent": "triage-bot"
+                      }
+                    ]
+                  }
+                },
+                "type": "object",
+                "required": [
+                  "external_id",
+                  "provider"
+                ],
+                "title": "One usage record",
+                "additionalProperties": false
+              },
+              "type": "array",
+              "maxItems": 100,
+              "minItems": 1
+            }
+          },
+          "type": "object",
+          "required": [
+            "usage"
+          ],
+          "title": "A batch of usage records",
+          "description": "At most 100 records, stored all or nothing.",
+          "additionalProperties": false
+        }
+      ]
+    }
   }
 } as const;
 
