@@ -22,6 +22,7 @@ const TOOLS = [
   'close_session',
   'list_sessions',
   'report_event',
+  'report_usage',
   'assign_to_plate',
   'my_plate',
 ];

@@ -661,7 +661,13 @@ describe('the OpenAPI-driven fuzz stage', () => {
   let doc: Doc;
   const codes = new Set<string>(Object.values(ErrorCode));
   /** Ids the API answered a write with: the only ones that may be stored. */
-  const accepted = { events: new Set<string>(), sessions: new Set<string>(), connectors: new Set<string>(), tokens: new Set<string>() };
+  const accepted = {
+    events: new Set<string>(),
+    usage: new Set<string>(),
+    sessions: new Set<string>(),
+    connectors: new Set<string>(),
+    tokens: new Set<string>(),
+  };
   let sent = 0;
   const statuses = new Map<number, number>();
 
@@ -736,6 +742,7 @@ describe('the OpenAPI-driven fuzz stage', () => {
     if (r.method !== 'POST' || !text) return;
     const data = (JSON.parse(text) as { data?: Record<string, unknown> }).data ?? {};
     if (r.path === '/activity/events') for (const id of (data.event_ids as string[] | undefined) ?? []) accepted.events.add(id);
+    if (r.path === '/usage') for (const id of (data.usage_ids as string[] | undefined) ?? []) accepted.usage.add(id);
     if (r.path === '/sessions' && typeof data.session_id === 'string') accepted.sessions.add(data.session_id);
     if (r.path === '/connectors' && typeof data.connector_id === 'string') accepted.connectors.add(data.connector_id);
     // A connector acts through a report_only token of its own, listed among the member's tokens (D-36).
@@ -743,6 +750,9 @@ describe('the OpenAPI-driven fuzz stage', () => {
     if (r.path === '/tokens' && typeof data.token_id === 'string') accepted.tokens.add(data.token_id);
     // Any other accepted write that answers with an id (a tool call over MCP starting a session, its reply
     // nested as text): anywhere in the reply, escaped or not.
+    for (const [, ids] of text.matchAll(/usage_ids\\?"\s*:\s*\[([^\]]*)\]/g)) {
+      for (const [id] of ids.matchAll(/[0-9a-f]{8}-[0-9a-f-]{27}/g)) accepted.usage.add(id);
+    }
     for (const [, key, id] of text.matchAll(/(session_id|connector_id|token_id|credential_token_id)\\?"\s*:\s*\\?"([0-9a-f-]{36})/g)) {
       accepted[key === 'session_id' ? 'sessions' : key === 'connector_id' ? 'connectors' : 'tokens'].add(id);
     }
@@ -887,6 +897,7 @@ describe('the OpenAPI-driven fuzz stage', () => {
   it('stored nothing a refused request sent: every stored id was answered to an accepted request', async () => {
     const stored = {
       events: await listIds('/v1/activity/events?limit=100', 'event_id'),
+      usage: await listIds('/v1/usage?limit=100', 'usage_id'),
       sessions: await listIds('/v1/sessions?limit=100', 'session_id'),
       connectors: await listIds('/v1/connectors', 'connector_id'),
       tokens: await listIds('/v1/tokens', 'token_id'),

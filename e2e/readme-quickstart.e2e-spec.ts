@@ -83,7 +83,11 @@ describe('README quickstarts', () => {
     return res.body.data;
   };
   const sessions = async (m: MemberWithToken) =>
-    (await call<{ data: Array<{ intent_text: string; state: string }> }>(gateway.url, 'GET', '/v1/sessions', { token: m.token })).body.data;
+    (
+      await call<{ data: Array<{ session_id: string; intent_text: string; state: string }> }>(gateway.url, 'GET', '/v1/sessions', {
+        token: m.token,
+      })
+    ).body.data;
 
   beforeAll(async () => {
     apps = await Promise.all(['identity', 'ingestion', 'sessions', 'plate'].map((app) => startAppProcess(app, {}, 120_000)));
@@ -116,7 +120,7 @@ describe('README quickstarts', () => {
     ]);
   });
 
-  it('SDK: the snippet type-checks against @worktrack/sdk and runs: a session and an event', async () => {
+  it('SDK: the snippet type-checks against @worktrack/sdk and runs: a session, an event and the spend of a model call', async () => {
     const m = reader('sdk');
     const dir = mkdtempSync(join(tmpdir(), 'wt-readme-sdk-'));
     try {
@@ -152,7 +156,22 @@ describe('README quickstarts', () => {
       expect(res).toMatchObject({ code: 0, stderr: '' });
       expect(res.stdout).toMatch(/^.*: session [0-9a-f-]{36} closed\n$/);
       expect(await events(m, 'quickstart')).toEqual([expect.objectContaining({ event_type: 'test.run', external_id: 'qs-sdk-1' })]);
-      expect(await sessions(m)).toEqual([expect.objectContaining({ intent_text: 'try the SDK', state: 'closed' })]);
+      const closedSessions = await sessions(m);
+      expect(closedSessions).toEqual([expect.objectContaining({ intent_text: 'try the SDK', state: 'closed' })]);
+      // The agent's spend (D-45): cache reads added into input, the message id as external_id, in the session it named.
+      const usage = await call<{ data: Array<Record<string, unknown>> }>(gateway.url, 'GET', '/v1/usage', { token: m.token });
+      expect(usage.body.data).toEqual([
+        expect.objectContaining({
+          external_id: 'msg_qs_sdk_1',
+          provider: 'anthropic',
+          input_tokens: 4900,
+          cache_read_input_tokens: 4000,
+          output_tokens: 350,
+          cost: { amount: '0.0084', currency: 'USD' },
+          cost_source: 'reported',
+          session_id: closedSessions[0].session_id,
+        }),
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

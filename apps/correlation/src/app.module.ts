@@ -5,8 +5,9 @@ import { LinksModule } from './links/links.module';
 
 /**
  * The correlation service: links stored events to the session running when
- * they happened (D-31). Owns schema `correlation`, consumes `ingestion.events`
- * and `sessions.events`, publishes `correlation.links`.
+ * they happened (D-31), and usage records likewise (D-48). Owns schema
+ * `correlation`, consumes `ingestion.events`, `ingestion.usage` and
+ * `sessions.events`, publishes `correlation.links`.
  */
 @Module({})
 export class CorrelationAppModule {

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { EventsLinked, EventsStored, SessionChanged, type EventsLinkedV1 } from '@worktrack/contracts';
+import {
+  EventsLinked,
+  EventsStored,
+  SessionChanged,
+  Topics,
+  UsageLinked,
+  UsageStored,
+  type EventsLinkedV1,
+  type StoredUsageRefV1,
+  type UsageLinkedV1,
+} from '@worktrack/contracts';
 import { startService } from '@worktrack/platform';
 import {
   base,
@@ -195,6 +205,103 @@ describe('correlation: links are right whatever the order (D-31)', () => {
       for (const memberId of members) {
         expect([...(await links(memberId)).values()].every((s) => s === sessions.get(memberId))).toBe(true);
       }
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('links usage records that name no session like events and relinks both on a session change, as UsageLinked and EventsLinked (D-48)', async () => {
+    const memberId = randomUUID();
+    const workspaceId = randomUUID();
+    const sessionId = randomUUID();
+    const named = randomUUID();
+    const record = (usageId: string, at: number, session: string | null): StoredUsageRefV1 => ({
+      usageId,
+      occurredAt: iso(base + at),
+      provider: 'anthropic',
+      model: 'claude-sonnet-4',
+      operation: 'chat',
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheReadInputTokens: null,
+      cacheCreationInputTokens: null,
+      reasoningOutputTokens: null,
+      cost: '0.000123',
+      currency: 'USD',
+      costSource: 'reported',
+      sessionId: session,
+    });
+    const [early, late, own, eventId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const published: Array<{ type: string; key: string; body: EventsLinkedV1 | UsageLinkedV1 }> = [];
+    const consumer = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`links-usage-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.correlationLinks)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: async ({ message }) => {
+        const body = JSON.parse(message.value?.toString('utf8') ?? '{}') as EventsLinkedV1 | UsageLinkedV1;
+        if (body.memberId !== memberId) return;
+        published.push({ type: message.headers?.['wt-type']?.toString() ?? '', key: message.key?.toString('utf8') ?? '', body });
+        await Promise.resolve();
+      },
+    });
+    const usageLinks = () =>
+      published
+        .filter((p) => p.type === UsageLinked.type)
+        .flatMap((p) => (p.body as UsageLinkedV1).links.map((l) => ({ ...l, key: p.key })));
+    const eventLinks = () =>
+      published
+        .filter((p) => p.type === EventsLinked.type)
+        .flatMap((p) => (p.body as EventsLinkedV1).links.map((l) => ({ ...l, key: p.key })));
+    try {
+      // Before any session: the record without a session and the event are held unlinked, the named record is not held.
+      await publisher.publish(
+        UsageStored,
+        { memberId, workspaceId, usage: [record(early, 1_000, null), record(own, 1_500, named)] },
+        { key: memberId },
+      );
+      await publisher.publish(
+        EventsStored,
+        { memberId, workspaceId, events: [{ eventId, occurredAt: iso(base + 2_000) }] },
+        { key: memberId },
+      );
+      await eventually(async () => (await links(memberId)).size === 2, 'the record and the event held');
+      const kinds = await db.query<Array<{ event_id: string; kind: number }>>(
+        'SELECT event_id, kind FROM "correlation"."events" WHERE member_id = $1',
+        [memberId],
+      );
+      expect(Object.fromEntries(kinds.map((k) => [k.event_id, k.kind]))).toEqual({ [early]: 1, [eventId]: 0 });
+
+      // A session covering both: one statement relinks them, each announced in a message of its own kind.
+      await publisher.publish(
+        SessionChanged,
+        {
+          change: 'created',
+          sessionId,
+          memberId,
+          workspaceId,
+          source: 'timer',
+          state: 'active',
+          startedAt: iso(base),
+          closedAt: null,
+          closedReason: null,
+          revision: 1,
+          changedAt: iso(base),
+        },
+        { key: memberId },
+      );
+      await eventually(() => usageLinks().length === 1 && eventLinks().length === 1, 'both links published', 30_000);
+
+      // A record stored later is linked on arrival (link_usage).
+      await publisher.publish(UsageStored, { memberId, workspaceId, usage: [record(late, 3_000, null)] }, { key: memberId });
+      await eventually(() => usageLinks().length === 2, 'the late record linked', 30_000);
+      await new Promise((r) => setTimeout(r, 500)); // nothing more comes
+      expect(usageLinks()).toEqual([
+        { usageId: early, sessionId, version: 1, key: memberId },
+        { usageId: late, sessionId, version: 1, key: memberId },
+      ]);
+      expect(eventLinks()).toEqual([{ eventId, sessionId, version: 1, key: memberId }]);
+      expect((await links(memberId)).get(own)).toBeUndefined();
     } finally {
       await consumer.stop();
     }

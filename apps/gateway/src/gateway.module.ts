@@ -23,6 +23,7 @@ import { InvitesController } from './sign-in/invites.controller';
 import { JwksController } from './sign-in/jwks.controller';
 import { SignInController } from './sign-in/sign-in.controller';
 import { TwoFactorController } from './sign-in/two-factor.controller';
+import { ModelPricesController, UsageController } from './usage/usage.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -45,6 +46,8 @@ import { TwoFactorController } from './sign-in/two-factor.controller';
     InvitesController,
     JwksController,
     TwoFactorController,
+    UsageController,
+    ModelPricesController,
   ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

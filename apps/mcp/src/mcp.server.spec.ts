@@ -46,6 +46,7 @@ describe('the MCP server', () => {
       'close_session',
       'list_sessions',
       'report_event',
+      'report_usage',
       'assign_to_plate',
       'my_plate',
     ]);

@@ -94,6 +94,19 @@ const SPECS: ToolSpec[] = [
     idempotent: true,
   },
   {
+    name: 'report_usage',
+    title: 'Report usage',
+    description:
+      'Reports what a model or tool call consumed (D-45): external_id (the provider response or message id), provider, model, ' +
+      'input_tokens and output_tokens (cache_read_input_tokens and cache_creation_input_tokens are part of input_tokens, ' +
+      'reasoning_output_tokens part of output_tokens), optional cost { amount: decimal string, currency: "USD" }, or a batch as `usage` ' +
+      '(at most 100). A retry with the same provider and external_id is stored once. Attributes hold metadata only: never prompts, ' +
+      'completions or tool-call content.',
+    operation: 'usage.report',
+    readOnly: false,
+    idempotent: true,
+  },
+  {
     name: 'assign_to_plate',
     title: "Put an item on a teammate's plate",
     description:

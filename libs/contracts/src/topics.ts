@@ -96,6 +96,12 @@ export const Topics = {
     retentionMs: 7 * DAY,
     description: 'Activity events stored (one message per accepted batch), keyed by member id; read by correlation.',
   },
+  ingestionUsage: {
+    name: 'ingestion.usage',
+    partitions: 12,
+    retentionMs: 7 * DAY,
+    description: 'Usage records stored (one message per accepted batch, D-45 … D-48), keyed by member id; read by correlation and reports.',
+  },
   sessionsEvents: {
     name: 'sessions.events',
     partitions: 12,

@@ -3,6 +3,7 @@ import { WorktrackError } from './errors';
 import type { components, operations, paths } from './generated/openapi';
 import { REQUEST_SCHEMAS, type OperationId } from './generated/request-schemas';
 import { paginate, type Page } from './paginate';
+import type { UsageRecord } from './usage-records';
 import { createTransport, DEFAULT_HOOKS, DEFAULT_RETRY, type FetchLike, type RetryOptions, type TransportHooks } from './transport';
 
 type Schemas = components['schemas'];
@@ -25,7 +26,12 @@ export type CreatedToken = Schemas['CreatedTokenBody'];
 export type CreateToken = Schemas['CreateTokenDto'];
 export type RegisterAgent = Schemas['RegisterAgentDto'];
 export type RegisteredAgent = Schemas['RegisteredAgentBody'];
+export type UsageResult = Schemas['UsageIngestedBody'];
+export type StoredUsage = Schemas['StoredUsageBody'];
+export type ModelPriceList = Schemas['ModelPriceListBody'];
+export type ModelPrices = Schemas['ModelPricesDto'];
 export type SessionsQuery = QueryOf<'sessions.list'>;
+export type UsageQuery = QueryOf<'usage.list'>;
 export type TimelineQuery = QueryOf<'activity.timeline'>;
 export type PlateQuery = QueryOf<'plate.day'>;
 
@@ -57,6 +63,17 @@ export interface WorktrackClient {
   /** One event or a batch of at most 100; events without `external_id` get one, so retries never double-count (D-15). */
   reportEvents(events: ActivityEvent | ActivityEvent[]): Promise<IngestResult>;
   timeline(query?: TimelineQuery): Promise<Page<StoredEvent>>;
+  /**
+   * One usage record or a batch of at most 100 (D-45): tokens and cost of model
+   * or tool calls. Retries are stored once by (provider, external_id) (D-46);
+   * `usageFromAnthropicMessage` and `usageFromOpenAIResponse` build records.
+   */
+  reportUsage(usage: UsageRecord | UsageRecord[]): Promise<UsageResult>;
+  listUsage(query?: UsageQuery): Promise<Page<StoredUsage>>;
+  usagePages(query?: Omit<UsageQuery, 'cursor'>): AsyncGenerator<Page<StoredUsage>, void, undefined>;
+  modelPrices(): Promise<ModelPriceList>;
+  /** Replaces the workspace's whole price list (owners and admins, D-47). */
+  setModelPrices(body: ModelPrices): Promise<ModelPriceList>;
   timelinePages(query?: Omit<TimelineQuery, 'cursor'>): AsyncGenerator<Page<StoredEvent>, void, undefined>;
   assignToPlate(body: AssignToPlate): Promise<PlateAssignment>;
   /** A day of the caller's plate; its items are paged (`meta.cursor`). */
@@ -139,6 +156,14 @@ export function createWorktrackClient(options: WorktrackClientOptions): Worktrac
     },
     timeline: (query = {}) => page(api.GET('/activity/events', { params: { query } })),
     timelinePages: (query = {}) => paginate((cursor) => client.timeline({ ...query, cursor })),
+    reportUsage: (usage) => {
+      const body = (Array.isArray(usage) ? { usage } : usage) as Schemas['UsageRecordDto'] | Schemas['UsageBatchDto'];
+      return data(api.POST('/usage', { body }));
+    },
+    listUsage: (query = {}) => page(api.GET('/usage', { params: { query } })),
+    usagePages: (query = {}) => paginate((cursor) => client.listUsage({ ...query, cursor })),
+    modelPrices: () => data(api.GET('/model-prices')),
+    setModelPrices: (body) => data(api.PUT('/model-prices', { body })),
     assignToPlate: (body) => data(api.POST('/plate/assign', { body })),
     plate: async (query = {}) => unwrap(await api.GET('/plate', { params: { query } })),
     createToken: (body) => data(api.POST('/tokens', { body })),

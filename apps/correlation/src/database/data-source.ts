@@ -5,6 +5,7 @@ import { CorrelationLinks1763810000000 } from './migrations/1763810000000-Correl
 import { CorrelationApplySessionChange1764010000000 } from './migrations/1764010000000-CorrelationApplySessionChange';
 import { CorrelationLinkEvents1764010000001 } from './migrations/1764010000001-CorrelationLinkEvents';
 import { CorrelationOutboxFromContract1764020000000 } from './migrations/1764020000000-CorrelationOutboxFromContract';
+import { CorrelationUsage1764200000001 } from './migrations/1764200000001-CorrelationUsage';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
@@ -16,5 +17,6 @@ export const correlationDatabase = {
     CorrelationApplySessionChange1764010000000,
     CorrelationLinkEvents1764010000001,
     CorrelationOutboxFromContract1764020000000,
+    CorrelationUsage1764200000001,
   ],
 };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { EventLinkV1, EventsLinked, type EventsLinkedV1 } from '@worktrack/contracts';
+import { EventLinkV1, EventsLinked, UsageLinked, UsageLinkV1, type EventsLinkedV1 } from '@worktrack/contracts';
 import { enqueueMany, jsonArraySql, outboxInsertSql } from '@worktrack/platform';
 import type { ChangedLink } from './links.repository';
 
@@ -54,6 +54,27 @@ export function linksInsertSql(schema: string, memberId: string, from: string): 
     payload: {
       memberId,
       links: jsonArraySql(EventLinkV1, { eventId: 'l.event_id', sessionId: 'l.session_id', version: 'l.link_version' }, 'l.event_id'),
+    },
+    from,
+  });
+}
+
+/**
+ * The UsageLinked rows (D-48) correlation's PL/pgSQL functions write
+ * (migration 1764200000001), built from the contract as `linksInsertSql`
+ * builds EventsLinked's: one row per group of `from`, whose rows `l` hold a
+ * usage record's id as `event_id`, `session_id` and `link_version`, keyed and
+ * addressed by `memberId`, the links in record id order.
+ */
+export function usageLinksInsertSql(schema: string, memberId: string, from: string): string {
+  return outboxInsertSql(UsageLinked, {
+    schema,
+    key: memberId,
+    messageId: 'gen_random_uuid()',
+    requestId: 'p_request_id',
+    payload: {
+      memberId,
+      links: jsonArraySql(UsageLinkV1, { usageId: 'l.event_id', sessionId: 'l.session_id', version: 'l.link_version' }, 'l.event_id'),
     },
     from,
   });

@@ -92,15 +92,31 @@ export class LinksRepository {
   }
 
   /**
+   * D-48: usage records without a session of their own, linked as
+   * `linkEvents` links events (same locks, same rule, one autocommitted call
+   * to `correlation.link_usage`, migration 1764200000001), their links queued
+   * as UsageLinked messages. Returns how many messages were queued.
+   */
+  async linkUsage(records: NewEvent[], outbox: { linksPerMessage: number; requestId: string | null }): Promise<number> {
+    const rows = await queryPrepared<{ messages: number }>(
+      this.dataSource,
+      `SELECT ${this.s}.link_usage($1::text[], $2::uuid[], $3::timestamptz[], $4, $5) AS messages`,
+      [records.map((e) => e.memberId), records.map((e) => e.eventId), records.map((e) => e.occurredAt), ...this.linksOutbox(outbox)],
+    );
+    return rows[0]?.messages ?? 0;
+  }
+
+  /**
    * Applies a session change in one autocommitted round trip (ADR
    * 0012 decision 16): `correlation.apply_session_change` (migration
-   * 1764020000000) takes the member's lock, ignores a stale or repeated
-   * revision, stores the interval, relinks by D-31's rule the events that
-   * occurred in the old or new interval (the session whose [started_at,
-   * closed_at) contains occurred_at, open-ended while live, the latest
-   * started_at winning among overlaps, then the greatest id), and queues the
-   * changed links as EventsLinked messages. Returns how many links changed, or
-   * -1 when the change was stale or repeated.
+   * 1764200000001) takes the member's lock, ignores a stale or repeated
+   * revision, stores the interval, relinks by D-31's rule the events and
+   * usage records that occurred in the old or new interval (the session
+   * whose [started_at, closed_at) contains occurred_at, open-ended while
+   * live, the latest started_at winning among overlaps, then the greatest
+   * id), and queues the changed links as EventsLinked messages, those of
+   * usage records (D-48) as UsageLinked. Returns how many links changed, or -1 when the change was
+   * stale or repeated.
    */
   async applySessionChange(
     change: { sessionId: string; memberId: string; startedAt: string; closedAt: string | null; revision: number },

@@ -7,6 +7,7 @@ import {
   type MemberSessionsV1,
   type SessionChangedV1,
   type SessionCoverV1,
+  type UsageStoredV1,
 } from '@worktrack/contracts';
 import { currentRequestId } from '@worktrack/platform';
 import { LINKS_PER_MESSAGE, LinksPublisher } from './links.publisher';
@@ -59,6 +60,25 @@ export class LinksService {
       await this.republish(manager, await this.links.currentLinks(manager, replayed));
       await this.links.linkEvents([...events.values()], outbox, manager);
     });
+  }
+
+  /**
+   * D-48: the usage records of several UsageStored messages (of one
+   * partition, in order) linked in one call, as events are; a record that
+   * named its own session keeps it and is not linked here, a repeated record
+   * is a no-op.
+   */
+  async onUsageStoredMany(messages: UsageStoredV1[]): Promise<void> {
+    const records = new Map<string, NewEvent>();
+    for (const m of messages) {
+      for (const u of m.usage) {
+        if (u.sessionId === null || u.sessionId === undefined) {
+          if (!records.has(u.usageId)) records.set(u.usageId, { memberId: m.memberId, eventId: u.usageId, occurredAt: u.occurredAt });
+        }
+      }
+    }
+    if (records.size === 0) return;
+    await this.links.linkUsage([...records.values()], { linksPerMessage: LINKS_PER_MESSAGE, requestId: currentRequestId() ?? null });
   }
 
   /**

@@ -4,15 +4,19 @@ import { IngestionInit1763750000001 } from './migrations/1763750000001-Ingestion
 import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000-IngestionActivityEvents';
 import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-IngestionLinkVersion';
 import { IngestionLinkAudit1764100000000 } from './migrations/1764100000000-IngestionLinkAudit';
+import { IngestionUsage1764200000000 } from './migrations/1764200000000-IngestionUsage';
+import { ModelPriceEntity } from '../usage/entities/model-price.entity';
+import { UsageRecordEntity } from '../usage/entities/usage-record.entity';
 
 /** The ingestion service owns exactly this Postgres schema. */
 export const ingestionDatabase = {
   schema: 'ingestion',
-  entities: [ActivityEventEntity, LinkAuditEntity],
+  entities: [ActivityEventEntity, LinkAuditEntity, UsageRecordEntity, ModelPriceEntity],
   migrations: [
     IngestionInit1763750000001,
     IngestionActivityEvents1763770000000,
     IngestionLinkVersion1763810000001,
     IngestionLinkAudit1764100000000,
+    IngestionUsage1764200000000,
   ],
 };

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { CloseSession, ListSessions, PauseSession, ResumeSession, StartSession, type PayloadOf } from '@worktrack/contracts';
+import {
+  CloseSession,
+  FindOwnedSessions,
+  ListSessions,
+  PauseSession,
+  ResumeSession,
+  StartSession,
+  type PayloadOf,
+} from '@worktrack/contracts';
 import { ContractContext, HandleCommand } from '@worktrack/platform';
 import { SessionsService } from './sessions.service';
 
@@ -32,5 +40,10 @@ export class SessionsConsumer {
   @HandleCommand(ListSessions)
   list(@Payload() query: PayloadOf<typeof ListSessions>) {
     return this.sessions.list(query);
+  }
+
+  @HandleCommand(FindOwnedSessions)
+  owned(@Payload() query: PayloadOf<typeof FindOwnedSessions>) {
+    return this.sessions.owned(query);
   }
 }

@@ -77,6 +77,15 @@ export class SessionsRepository extends SchemaRepository {
     return rows[0] ? toEntity(rows[0]) : undefined;
   }
 
+  /** Of these ids, the member's sessions in its workspace (D-45: a usage record names only its own). */
+  async owned(ids: string[], memberId: string, workspaceId: string): Promise<string[]> {
+    const rows = await this.dataSource.query<Array<{ id: string }>>(
+      `SELECT id FROM ${this.sessions} WHERE id = ANY($1::uuid[]) AND member_id = $2 AND workspace_id = $3`,
+      [ids, memberId, workspaceId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** The member's session, locked for the rest of the transaction. */
   async findForUpdate(m: EntityManager, id: string, memberId: string, workspaceId: string): Promise<SessionEntity | undefined> {
     const rows = await m.query<SessionRow[]>(

@@ -6,7 +6,9 @@ import {
   startTimesIssues,
   type ActorV1,
   type CloseSessionV1,
+  type FindOwnedSessionsV1,
   type ListSessionsV1,
+  type OwnedSessionsV1,
   type PauseSessionV1,
   type ResumeSessionV1,
   type SessionChange,
@@ -169,6 +171,11 @@ export class SessionsService {
       sessions: page.map(toSessionV1),
       nextCursor: rows.length > limit && last ? this.cursors.encode([last.startedAt.toISOString(), last.id], scope) : null,
     };
+  }
+
+  /** D-45: which of the asked ids are the actor's own sessions (a foreign id behaves like a missing one, D-7). */
+  async owned(query: FindOwnedSessionsV1): Promise<OwnedSessionsV1> {
+    return { sessionIds: await this.sessions.owned(query.sessionIds, query.actor.memberId, query.actor.workspaceId) };
   }
 
   private async zoneOf(actor: ActorV1): Promise<string> {

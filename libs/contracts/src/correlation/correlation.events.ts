@@ -22,3 +22,26 @@ export const EventsLinked = defineMessage({
   topic: 'correlationLinks',
   payload: EventsLinkedV1,
 });
+
+export class UsageLinkV1 {
+  @IsUUID() usageId!: string;
+  /** The session running when the usage occurred (D-31, D-48), or null when none covers it. */
+  @IsOptional() @IsUUID() sessionId!: string | null;
+  /** Grows with every change of this record's link: apply a link only if newer than the one held. */
+  @IsInt() @Min(1) version!: number;
+}
+
+/**
+ * Links that changed for a member's usage records without a session of their
+ * own (D-48), published by correlation through its outbox, keyed by member id.
+ */
+export class UsageLinkedV1 {
+  @IsUUID() memberId!: string;
+  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => UsageLinkV1) links!: UsageLinkV1[];
+}
+export const UsageLinked = defineMessage({
+  type: 'correlation.usage.linked',
+  version: 1,
+  topic: 'correlationLinks',
+  payload: UsageLinkedV1,
+});

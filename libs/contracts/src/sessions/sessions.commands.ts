@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsIn,
   IsInt,
@@ -127,4 +129,24 @@ export const ListSessions = defineCommand({
   topic: 'sessionsCommands',
   payload: ListSessionsV1,
   result: SessionPageV1,
+});
+
+/** At most this many session ids a question (a usage batch names at most 100). */
+export const MAX_OWNED_SESSIONS_ASKED = 100;
+
+/** Which of these sessions are the actor's own (D-45: a usage record may name only its own session). */
+export class FindOwnedSessionsV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_OWNED_SESSIONS_ASKED) @IsUUID('all', { each: true }) sessionIds!: string[];
+}
+export class OwnedSessionsV1 {
+  /** The asked ids that are sessions of the actor in its workspace, in canonical lower case. */
+  @IsArray() @IsUUID('all', { each: true }) sessionIds!: string[];
+}
+export const FindOwnedSessions = defineCommand({
+  type: 'sessions.session.owned',
+  version: 1,
+  topic: 'sessionsCommands',
+  payload: FindOwnedSessionsV1,
+  result: OwnedSessionsV1,
 });

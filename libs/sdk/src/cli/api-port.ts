@@ -3,9 +3,21 @@
  * how a failure should be handled (auth, refused, unavailable). The SDK
  * client implements it (sdk-api.ts); the CLI's logic depends only on this.
  */
-import type { IngestResult, Member, PlateAssignment, PlateDay, Session, StartSession } from '../client';
+import type {
+  IngestResult,
+  Member,
+  PlateAssignment,
+  PlateDay,
+  Session,
+  StartSession,
+  StoredUsage,
+  UsageQuery,
+  UsageResult,
+} from '../client';
+import type { UsageRecord } from '../usage-records';
 
-export type { IngestResult as EventsAccepted, Member, PlateAssignment, PlateDay, Session } from '../client';
+export type { IngestResult as EventsAccepted, Member, PlateAssignment, PlateDay, Session, StoredUsage, UsageResult } from '../client';
+export type { UsageRecord } from '../usage-records';
 
 /** The ActivityEvent request object of the API, as the CLI builds and queues it. */
 export interface ActivityEventInput {
@@ -25,6 +37,9 @@ export interface WorktrackApi {
   sessionAction(sessionId: string, action: 'pause' | 'resume' | 'close', body?: Record<string, unknown>): Promise<Session>;
   assignPlate(input: { assignee_id: string; title: string; plate_date?: string }): Promise<PlateAssignment>;
   plate(date?: string): Promise<PlateDay>;
+  reportUsage(records: UsageRecord[]): Promise<UsageResult>;
+  /** The first page of the caller's usage, newest first. */
+  listUsage(query: UsageQuery): Promise<StoredUsage[]>;
 }
 
 export type ApiFailureKind = 'auth' | 'rejected' | 'unavailable' | 'unreachable';

@@ -36,6 +36,54 @@ describe('worktrack command line', () => {
     expect(parseInvocation(['flush']).command).toEqual({ kind: 'flush' });
   });
 
+  it('parses usage report and list (D-45, D-48)', () => {
+    expect(
+      parseInvocation([
+        'usage',
+        'report',
+        'anthropic',
+        'claude-sonnet-4-5',
+        '--input',
+        '1200',
+        '--cache-read',
+        '800',
+        '--output',
+        '300',
+        '--cost',
+        '0.0042',
+        '--external-id',
+        'msg_1',
+      ]).command,
+    ).toEqual({
+      kind: 'usage-report',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      externalId: 'msg_1',
+      operation: undefined,
+      tokens: { input: 1200, output: 300, cacheRead: 800, cacheCreation: undefined, reasoning: undefined },
+      cost: '0.0042',
+      sessionId: undefined,
+      occurredAt: undefined,
+    });
+    expect(parseInvocation(['usage', '--provider', 'openai', '--limit', '5']).command).toMatchObject({
+      kind: 'usage-list',
+      provider: 'openai',
+      limit: 5,
+    });
+    expect(parseInvocation(['usage', 'list']).command).toMatchObject({ kind: 'usage-list' });
+    for (const bad of [
+      ['usage', 'report', 'anthropic', 'm', '--input', '-1'],
+      ['usage', 'report', 'anthropic', 'm', '--input', '1.5'],
+      ['usage', 'report', 'anthropic', 'm', '--cost', '0.0000000001'],
+      ['usage', 'report', 'anthropic', 'm', '--cost', '1e-3'],
+      ['usage', 'report', 'anthropic'],
+      ['usage', 'list', '--input', '3'],
+      ['usage', 'list', '--limit', '101'],
+    ]) {
+      expect(() => parseInvocation(bad)).toThrow(UsageError);
+    }
+  });
+
   it('prints help with the exit codes', () => {
     const help = parseInvocation(['--help']).command;
     expect(help.kind).toBe('help');

@@ -20,6 +20,18 @@ export type Command =
   | { kind: 'session-close'; sessionId?: string; note?: string; closedAt?: string }
   | { kind: 'plate-assign'; assignee: string; title: string; date?: string }
   | { kind: 'plate'; date?: string }
+  | {
+      kind: 'usage-report';
+      provider: string;
+      model: string;
+      externalId?: string;
+      operation?: string;
+      tokens: { input?: number; output?: number; cacheRead?: number; cacheCreation?: number; reasoning?: number };
+      cost?: string;
+      sessionId?: string;
+      occurredAt?: string;
+    }
+  | { kind: 'usage-list'; from?: string; to?: string; sessionId?: string; provider?: string; model?: string; limit?: number }
   | { kind: 'me' }
   | { kind: 'flush' };
 
@@ -60,6 +72,16 @@ Commands:
         Put an item on a teammate's plate.
   plate [--date YYYY-MM-DD]
         Your plate for a day (default: your today).
+  usage report <provider> <model> [--input N] [--output N] [--cache-read N]
+        [--cache-creation N] [--reasoning N] [--cost DECIMAL] [--external-id ID]
+        [--operation OP] [--session-id UUID] [--occurred-at TIME]
+        Report what a model call consumed. Cache tokens are part of --input,
+        reasoning tokens part of --output; --cost is USD as a decimal (at most 9
+        decimals), else the workspace price list computes one. Without
+        --external-id one is generated (pass the provider's message or response
+        id so retries are stored once).
+  usage [list] [--from TIME] [--to TIME] [--session-id UUID] [--provider P] [--model M] [--limit N]
+        Your usage records, newest first (one page).
   me    The member the token acts as.
   flush Send the events kept in the offline queue.
 
@@ -98,6 +120,19 @@ const OPTIONS = {
   note: { type: 'string' },
   'closed-at': { type: 'string' },
   date: { type: 'string' },
+  input: { type: 'string' },
+  output: { type: 'string' },
+  'cache-read': { type: 'string' },
+  'cache-creation': { type: 'string' },
+  reasoning: { type: 'string' },
+  cost: { type: 'string' },
+  operation: { type: 'string' },
+  'session-id': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  limit: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -213,6 +248,8 @@ function parseCommand(name: string, rest: string[], values: Values): Command {
       positionals(rest, 0, 0, 'plate [--date YYYY-MM-DD] | plate assign <member_id> "<title>"');
       return { kind: 'plate', date: date(values.date) };
     }
+    case 'usage':
+      return parseUsage(rest, values);
     case 'me':
       only(values, [], 'me');
       positionals(rest, 0, 0, 'me');
@@ -270,4 +307,62 @@ function parseSession(rest: string[], values: Values): Command {
     default:
       throw new UsageError('usage: worktrack session start|pause|resume|close …');
   }
+}
+
+function count(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 2_000_000_000) throw new UsageError(`${what} must be a whole number 0 .. 2000000000`);
+  return Number(value);
+}
+
+function parseUsage(rest: string[], values: Values): Command {
+  const [action, ...args] = rest;
+  if (action === 'report') {
+    only(
+      values,
+      ['input', 'output', 'cache-read', 'cache-creation', 'reasoning', 'cost', 'external-id', 'operation', 'session-id', 'occurred-at'],
+      'usage report',
+    );
+    const [provider, model] = positionals(args, 2, 2, 'usage report <provider> <model> [--input N] [--output N] [--cost DECIMAL] …');
+    const cost = values.cost;
+    if (cost !== undefined && !/^(0|[1-9]\d{0,17})(\.\d{1,9})?$/.test(cost)) {
+      throw new UsageError(`--cost must be a decimal with at most 9 decimals, e.g. 0.0042; got "${cost}"`);
+    }
+    const externalId = values['external-id'];
+    if (externalId !== undefined) nonEmpty(externalId, '--external-id');
+    return {
+      kind: 'usage-report',
+      provider: nonEmpty(provider, 'provider'),
+      model: nonEmpty(model, 'model'),
+      externalId,
+      operation: values.operation,
+      tokens: {
+        input: count(values.input, '--input'),
+        output: count(values.output, '--output'),
+        cacheRead: count(values['cache-read'], '--cache-read'),
+        cacheCreation: count(values['cache-creation'], '--cache-creation'),
+        reasoning: count(values.reasoning, '--reasoning'),
+      },
+      cost,
+      sessionId: uuid(values['session-id'], '--session-id'),
+      occurredAt: dateTime(values['occurred-at'], '--occurred-at'),
+    };
+  }
+  if (action !== undefined && action !== 'list') throw new UsageError('usage: worktrack usage report|list …');
+  only(values, ['from', 'to', 'session-id', 'provider', 'model', 'limit'], 'usage list');
+  positionals(args, 0, 0, 'usage [list] [--from TIME] [--to TIME] [--session-id UUID] [--provider P] [--model M] [--limit N]');
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!/^\d+$/.test(values.limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be 1 .. 100');
+  }
+  return {
+    kind: 'usage-list',
+    from: dateTime(values.from, '--from'),
+    to: dateTime(values.to, '--to'),
+    sessionId: uuid(values['session-id'], '--session-id'),
+    provider: values.provider,
+    model: values.model,
+    limit,
+  };
 }

@@ -199,6 +199,45 @@ class Cli {
         this.print(day, [`plate for ${day.date}: ${day.active_count}/${day.capacity}`, ...lines].join('\n'));
         return ExitCode.Ok;
       }
+      case 'usage-report': {
+        const t = command.tokens;
+        const result = await this.api.reportUsage([
+          {
+            external_id: command.externalId ?? newExternalId(),
+            provider: command.provider,
+            model: command.model,
+            ...(command.operation ? { operation: command.operation } : {}),
+            ...(t.input !== undefined ? { input_tokens: t.input } : {}),
+            ...(t.output !== undefined ? { output_tokens: t.output } : {}),
+            ...(t.cacheRead !== undefined ? { cache_read_input_tokens: t.cacheRead } : {}),
+            ...(t.cacheCreation !== undefined ? { cache_creation_input_tokens: t.cacheCreation } : {}),
+            ...(t.reasoning !== undefined ? { reasoning_output_tokens: t.reasoning } : {}),
+            ...(command.cost !== undefined ? { cost: { amount: command.cost, currency: 'USD' as const } } : {}),
+            ...(command.sessionId ? { session_id: command.sessionId } : {}),
+            ...(command.occurredAt ? { occurred_at: command.occurredAt } : {}),
+          },
+        ]);
+        const how = result.deduplicated > 0 ? 'already recorded' : 'recorded';
+        this.print(result, `usage ${how}: ${result.usage_ids[0]}`);
+        return ExitCode.Ok;
+      }
+      case 'usage-list': {
+        const rows = await this.api.listUsage({
+          ...(command.from ? { from: command.from } : {}),
+          ...(command.to ? { to: command.to } : {}),
+          ...(command.sessionId ? { session_id: command.sessionId } : {}),
+          ...(command.provider ? { provider: command.provider } : {}),
+          ...(command.model ? { model: command.model } : {}),
+          ...(command.limit !== undefined ? { limit: command.limit } : {}),
+        });
+        const lines = rows.map(
+          (u) =>
+            `${u.occurred_at}  ${u.provider}/${u.model ?? '-'}  in ${u.input_tokens ?? 0} out ${u.output_tokens ?? 0}  ` +
+            `${u.cost ? `$${u.cost.amount}` : '-'} (${u.cost_source})${u.session_id ? `  session ${u.session_id}` : ''}`,
+        );
+        this.print(rows, lines.length > 0 ? lines.join('\n') : 'no usage');
+        return ExitCode.Ok;
+      }
       case 'me': {
         const me = await this.api.me();
         const human = Object.entries(me)

@@ -41,6 +41,8 @@ class ScriptedApi {
       sessionAction: unused,
       assignPlate: unused,
       plate: unused,
+      reportUsage: unused,
+      listUsage: unused,
     };
   }
 }

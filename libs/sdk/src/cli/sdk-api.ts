@@ -55,6 +55,8 @@ export function createApi(url: string, token: string): WorktrackApi {
       }
     }),
     assignPlate: mapped((input) => client.assignToPlate(input)),
+    reportUsage: mapped((records) => client.reportUsage(records)),
+    listUsage: mapped(async (query) => (await client.listUsage(query)).data),
     // The day's items come a page at a time: all of them, for one listing.
     plate: mapped(async (date) => {
       const first = await client.plate(date ? { date } : {});

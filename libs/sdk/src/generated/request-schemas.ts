@@ -592,138 +592,6 @@ export const REQUEST_SCHEMAS = {
       ]
     }
   },
-  "invites.create": {
-    "method": "POST",
-    "path": "/invites",
-    "summary": "Invite someone by email",
-    "description": "Owners and admins. The link works once, before `expires_at`. An active member’s email is 409 `MEMBER_EXISTS`.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "email": {
-          "maxLength": 320,
-          "type": "string",
-          "format": "email",
-          "description": "Who to invite (compared case-insensitively).",
-          "examples": [
-            "grace@example.com"
-          ]
-        },
-        "role": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "enum": [
-            "owner",
-            "admin",
-            "member",
-            null
-          ],
-          "description": "`member` when absent; admins invite members and admins, owners anyone."
-        },
-        "expires_in_hours": {
-          "maximum": 168,
-          "type": [
-            "integer",
-            "null"
-          ],
-          "minimum": 1,
-          "description": "How long the link works: 1 to 168 hours, 72 when absent."
-        }
-      },
-      "type": "object",
-      "required": [
-        "email"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "invites.list": {
-    "method": "GET",
-    "path": "/invites",
-    "summary": "List pending invites",
-    "description": "Owners and admins; newest first, without links.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "invites.withdraw": {
-    "method": "DELETE",
-    "path": "/invites/{invite_id}",
-    "summary": "Withdraw an invite",
-    "description": "Its link stops working. A used or unknown invite is a 404.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "invite_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The invite id (a UUID)."
-          }
-        },
-        "required": [
-          "invite_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "jwks.jwks": {
-    "method": "GET",
-    "path": "/.well-known/jwks.json",
-    "summary": "The session JWTs’ public keys",
-    "description": "RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
   "mcp.post": {
     "method": "POST",
     "path": "/mcp",
@@ -1208,6 +1076,147 @@ export const REQUEST_SCHEMAS = {
         }
       },
       "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "modelPrices.get": {
+    "method": "GET",
+    "path": "/model-prices",
+    "summary": "Read the workspace's model prices",
+    "description": "USD per million tokens; used to cost usage reported without one.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "modelPrices.put": {
+    "method": "PUT",
+    "path": "/model-prices",
+    "summary": "Replace the workspace's model prices",
+    "description": "Replaces the whole list (owners and admins). Applies to usage received afterwards without a reported cost; stored costs never change.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "prices": {
+          "items": {
+            "properties": {
+              "provider": {
+                "pattern": "^[a-z0-9_.-]{1,64}$",
+                "type": "string",
+                "examples": [
+                  "anthropic"
+                ]
+              },
+              "model_pattern": {
+                "type": "string",
+                "maxLength": 256,
+                "pattern": "^[^\\s]{1,256}$",
+                "description": "The whole model name, `*` a wildcard; the most specific match wins (fewest `*`, then longest).",
+                "examples": [
+                  "claude-sonnet-4*"
+                ]
+              },
+              "effective_from": {
+                "type": "string",
+                "format": "date-time",
+                "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+                "description": "From when the price applies (by the record’s occurred_at)."
+              },
+              "input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": "string",
+                "description": "USD per million input tokens (decimal string, at most 12 decimals).",
+                "examples": [
+                  "3"
+                ]
+              },
+              "output": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": "string",
+                "description": "USD per million output tokens.",
+                "examples": [
+                  "15"
+                ]
+              },
+              "cache_read_input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million cache-read input tokens; default the input price.",
+                "examples": [
+                  "0.3"
+                ]
+              },
+              "cache_creation_input": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million cache-write input tokens; default the input price.",
+                "examples": [
+                  "3.75"
+                ]
+              },
+              "reasoning_output": {
+                "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,12})?$",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "USD per million reasoning output tokens; default the output price.",
+                "examples": [
+                  "15"
+                ]
+              }
+            },
+            "type": "object",
+            "required": [
+              "provider",
+              "model_pattern",
+              "effective_from",
+              "input",
+              "output"
+            ],
+            "title": "A model price",
+            "additionalProperties": false
+          },
+          "type": "array",
+          "maxItems": 1000
+        }
+      },
+      "type": "object",
+      "required": [
+        "prices"
+      ],
+      "title": "A price list",
+      "description": "Replaces the whole list.",
       "additionalProperties": false
     }
   },
@@ -1726,280 +1735,6 @@ export const REQUEST_SCHEMAS = {
       "additionalProperties": false
     }
   },
-  "signIn.acceptInvite": {
-    "method": "POST",
-    "path": "/auth/accept-invite",
-    "summary": "Accept an invite",
-    "description": "The link’s `token` works once, before it expires: creates the member in the inviter’s workspace and signs it in (refresh cookie). A used, withdrawn or expired link is 401 `INVALID_CREDENTIALS`.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "token": {
-          "pattern": "^[A-Za-z0-9_-]{43}$",
-          "type": "string",
-          "description": "The `token` of the invite link.",
-          "examples": [
-            "8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8"
-          ]
-        },
-        "password": {
-          "type": "string",
-          "maxLength": 256,
-          "minLength": 12,
-          "description": "The new member’s password: 12 to 256 characters.",
-          "examples": [
-            "correct horse battery staple"
-          ]
-        },
-        "display_name": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 200,
-          "minLength": 1
-        },
-        "timezone": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "description": "IANA time zone name; UTC when absent.",
-          "examples": [
-            "Europe/Berlin"
-          ]
-        }
-      },
-      "type": "object",
-      "required": [
-        "token",
-        "password"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "signIn.changePassword": {
-    "method": "POST",
-    "path": "/me/password",
-    "summary": "Change your password",
-    "description": "Checks the current one (400 when it is not right); ends your other browser sessions (this one stays).",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "current_password": {
-          "type": "string",
-          "maxLength": 256,
-          "minLength": 1,
-          "description": "The password in use now.",
-          "examples": [
-            "correct horse battery staple"
-          ]
-        },
-        "new_password": {
-          "type": "string",
-          "maxLength": 256,
-          "minLength": 12,
-          "description": "12 to 256 characters.",
-          "examples": [
-            "a longer passphrase than before"
-          ]
-        }
-      },
-      "type": "object",
-      "required": [
-        "current_password",
-        "new_password"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "signIn.end": {
-    "method": "DELETE",
-    "path": "/auth/sessions/{sid}",
-    "summary": "End a browser session",
-    "description": "Its access tokens are refused by every gateway replica within 5 seconds. Another member’s session is a 404.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "sid": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The browser session (the `sid` of its access tokens)."
-          }
-        },
-        "required": [
-          "sid"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "signIn.login": {
-    "method": "POST",
-    "path": "/auth/login",
-    "summary": "Sign in with email and password",
-    "description": "Answers a session JWT and sets the refresh cookie (`HttpOnly; Secure; SameSite=Strict; Path=/v1/auth`). An unknown email and a wrong password get the same 401 `INVALID_CREDENTIALS`; with two-factor on, send `totp_code` or `recovery_code` (else 401 `SECOND_FACTOR_REQUIRED`). Five failures per email and client address in 15 minutes: 429 for that pair only.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "email": {
-          "maxLength": 320,
-          "type": "string",
-          "format": "email",
-          "description": "The member’s email (compared case-insensitively).",
-          "examples": [
-            "ada@example.com"
-          ]
-        },
-        "password": {
-          "type": "string",
-          "maxLength": 256,
-          "minLength": 1,
-          "description": "The password (12 to 256 characters when set).",
-          "examples": [
-            "correct horse battery staple"
-          ]
-        },
-        "totp_code": {
-          "pattern": "^\\d{6}$",
-          "type": [
-            "string",
-            "null"
-          ],
-          "description": "The current 6-digit code of the authenticator app, when two-factor is on.",
-          "examples": [
-            "123456"
-          ]
-        },
-        "recovery_code": {
-          "maxLength": 64,
-          "type": [
-            "string",
-            "null"
-          ],
-          "minLength": 1,
-          "description": "One of the recovery codes, instead of `totp_code`; each works once."
-        }
-      },
-      "type": "object",
-      "required": [
-        "email",
-        "password"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "signIn.logout": {
-    "method": "POST",
-    "path": "/auth/logout",
-    "summary": "Sign out",
-    "description": "Ends the browser session of the refresh cookie (from the app’s own origin) and clears the cookie.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "signIn.refresh": {
-    "method": "POST",
-    "path": "/auth/refresh",
-    "summary": "Renew the access token",
-    "description": "With the refresh cookie only (no body), from the app’s own origin (`Origin`, else 403). Rotates the refresh secret; presenting a rotated-out one ends that browser session.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "signIn.sessions": {
-    "method": "GET",
-    "path": "/auth/sessions",
-    "summary": "List your browser sessions",
-    "description": "Sessions that have not ended, newest first.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
   "tokens.create": {
     "method": "POST",
     "path": "/tokens",
@@ -2037,18 +1772,6 @@ export const REQUEST_SCHEMAS = {
             "report_only"
           ],
           "description": "`full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read."
-        },
-        "expires_in_days": {
-          "maximum": 365,
-          "type": [
-            "integer",
-            "null"
-          ],
-          "minimum": 1,
-          "description": "The token stops working this many days after creation (1 to 365); never when absent.",
-          "examples": [
-            90
-          ]
         }
       },
       "type": "object",
@@ -2091,55 +1814,6 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
-  "tokens.rename": {
-    "method": "PATCH",
-    "path": "/tokens/{token_id}",
-    "summary": "Rename an API token",
-    "description": "Another member's token is a 404.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "token_id": {
-            "pattern": "^[a-z2-7]{8}$",
-            "type": "string",
-            "examples": [
-              "k3v7q2xa"
-            ],
-            "description": "The public id of the token (its short segment)."
-          }
-        },
-        "required": [
-          "token_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 100,
-          "minLength": 1,
-          "description": "A new label for the token.",
-          "examples": [
-            "CI deploys (prod)"
-          ]
-        }
-      },
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "additionalProperties": false
-    }
-  },
   "tokens.revoke": {
     "method": "DELETE",
     "path": "/tokens/{token_id}",
@@ -2172,244 +1846,51 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
-  "twoFactor.confirm": {
-    "method": "POST",
-    "path": "/me/totp/confirm",
-    "summary": "Turn two-factor on",
-    "description": "With a code of the new secret; answers ten one-time recovery codes, once.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "code": {
-          "pattern": "^\\d{6}$",
-          "type": "string",
-          "description": "The current 6-digit code of the authenticator app.",
-          "examples": [
-            "492039"
-          ]
-        }
-      },
-      "type": "object",
-      "required": [
-        "code"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "twoFactor.disable": {
-    "method": "DELETE",
-    "path": "/me/totp",
-    "summary": "Turn two-factor off",
-    "description": "With a current code.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "code": {
-          "pattern": "^\\d{6}$",
-          "type": "string",
-          "description": "The current 6-digit code of the authenticator app.",
-          "examples": [
-            "492039"
-          ]
-        }
-      },
-      "type": "object",
-      "required": [
-        "code"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "twoFactor.start": {
-    "method": "POST",
-    "path": "/me/totp",
-    "summary": "Start two-factor enrolment",
-    "description": "A new TOTP secret (SHA-1, 30 s, 6 digits); confirm with a code.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "twoFactor.updateWorkspace": {
-    "method": "PATCH",
-    "path": "/workspace",
-    "summary": "Change the workspace’s settings",
-    "description": "Owners. `require_two_factor`: `none`, `admins` or `all`; setting anything but `none` needs two-factor on for yourself. Browser sessions of the members it covers may only enrol (403 `TWO_FACTOR_REQUIRED`) until they have; API tokens are not affected.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "require_two_factor": {
-          "type": "string",
-          "enum": [
-            "none",
-            "admins",
-            "all"
-          ],
-          "description": "Whose browser sessions must have two-factor on: nobody, owners and admins, or everyone."
-        }
-      },
-      "type": "object",
-      "required": [
-        "require_two_factor"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "webhookEndpoints.create": {
-    "method": "POST",
-    "path": "/webhook-endpoints",
-    "summary": "Register a webhook endpoint",
-    "description": "Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "url": {
-          "maxLength": 2048,
-          "type": "string",
-          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).",
-          "examples": [
-            "https://hooks.example.com/worktrack"
-          ]
-        },
-        "event_types": {
-          "items": {
-            "type": "string",
-            "enum": [
-              "session.started",
-              "session.paused",
-              "session.resumed",
-              "session.closed",
-              "plate.item.assigned",
-              "member.joined",
-              "member.deactivated",
-              "activity.event.linked"
-            ]
-          },
-          "type": "array",
-          "maxItems": 50,
-          "minItems": 1,
-          "description": "1 to 50 event types (no wildcards).",
-          "examples": [
-            [
-              "session.started",
-              "session.closed"
-            ]
-          ]
-        },
-        "description": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 500,
-          "description": "A label for you."
-        }
-      },
-      "type": "object",
-      "required": [
-        "url",
-        "event_types"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "webhookEndpoints.deliveries": {
+  "usage.list": {
     "method": "GET",
-    "path": "/webhook-endpoints/{endpoint_id}/deliveries",
-    "summary": "Read an endpoint's delivery log",
-    "description": "Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.",
+    "path": "/usage",
+    "summary": "Read your usage",
+    "description": "Newest first; `meta.cursor` fetches the next page.",
     "params": {
       "path": {
         "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
+        "properties": {},
+        "required": [],
         "additionalProperties": false
       },
       "query": {
         "type": "object",
         "properties": {
+          "from": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"
+          },
+          "session_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "provider": {
+            "pattern": "^[a-z0-9_.-]{1,64}$",
+            "type": "string"
+          },
+          "model": {
+            "type": "string",
+            "maxLength": 256
+          },
           "limit": {
             "maximum": 100,
             "type": "integer",
-            "minimum": 1,
-            "description": "Page size, 1–100; default 50."
+            "minimum": 1
           },
           "cursor": {
             "type": "string",
-            "maxLength": 512,
-            "description": "`meta.cursor` of the previous page."
+            "maxLength": 512
           }
         },
         "required": [],
@@ -2418,88 +1899,16 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
-  "webhookEndpoints.get": {
-    "method": "GET",
-    "path": "/webhook-endpoints/{endpoint_id}",
-    "summary": "Read a webhook endpoint",
-    "description": "Never with its secret. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "webhookEndpoints.list": {
-    "method": "GET",
-    "path": "/webhook-endpoints",
-    "summary": "List the workspace's webhook endpoints",
-    "description": "Oldest first, never with a secret. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {
-          "limit": {
-            "maximum": 100,
-            "type": "integer",
-            "minimum": 1,
-            "description": "Page size, 1–100; default 50."
-          },
-          "cursor": {
-            "type": "string",
-            "maxLength": 512,
-            "description": "`meta.cursor` of the previous page."
-          }
-        },
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "webhookEndpoints.recover": {
+  "usage.report": {
     "method": "POST",
-    "path": "/webhook-endpoints/{endpoint_id}/recover",
-    "summary": "Re-send failed messages",
-    "description": "Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.",
+    "path": "/usage",
+    "summary": "Report usage",
+    "description": "One usage record, or `{ usage: [...] }` with at most 100: what a model or tool call consumed (tokens, cost). All or nothing; retries with the same `provider` and `external_id` are deduplicated. 202 means stored.",
     "params": {
       "path": {
         "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
+        "properties": {},
+        "required": [],
         "additionalProperties": false
       },
       "query": {
@@ -2510,222 +1919,463 @@ export const REQUEST_SCHEMAS = {
       }
     },
     "body": {
-      "properties": {
-        "since": {
-          "type": "string",
-          "format": "date-time",
-          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
-          "description": "Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset)."
-        }
-      },
-      "type": "object",
-      "required": [
-        "since"
-      ],
-      "additionalProperties": false
-    }
-  },
-  "webhookEndpoints.remove": {
-    "method": "DELETE",
-    "path": "/webhook-endpoints/{endpoint_id}",
-    "summary": "Delete a webhook endpoint",
-    "description": "Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "webhookEndpoints.rotate": {
-    "method": "POST",
-    "path": "/webhook-endpoints/{endpoint_id}/rotate-secret",
-    "summary": "Rotate a webhook endpoint's secret",
-    "description": "A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "webhookEndpoints.test": {
-    "method": "POST",
-    "path": "/webhook-endpoints/{endpoint_id}/test",
-    "summary": "Send a test message",
-    "description": "A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
-  },
-  "webhookEndpoints.update": {
-    "method": "PATCH",
-    "path": "/webhook-endpoints/{endpoint_id}",
-    "summary": "Change a webhook endpoint",
-    "description": "Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "endpoint_id": {
-            "format": "uuid",
-            "type": "string",
-            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "The endpoint id (a UUID)."
-          }
-        },
-        "required": [
-          "endpoint_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": {
-      "properties": {
-        "url": {
-          "maxLength": 2048,
-          "type": [
-            "string",
-            "null"
-          ],
-          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery)."
-        },
-        "event_types": {
-          "items": {
-            "type": "string",
-            "enum": [
-              "session.started",
-              "session.paused",
-              "session.resumed",
-              "session.closed",
-              "plate.item.assigned",
-              "member.joined",
-              "member.deactivated",
-              "activity.event.linked"
-            ]
+      "oneOf": [
+        {
+          "properties": {
+            "external_id": {
+              "type": "string",
+              "maxLength": 256,
+              "minLength": 1,
+              "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+              "examples": [
+                "msg_01XFDUDYJgAACzvnptvVoYEL"
+              ]
+            },
+            "provider": {
+              "pattern": "^[a-z0-9_.-]{1,64}$",
+              "type": "string",
+              "description": "Provider slug (`gen_ai.provider.name`), e.g. `anthropic`, `openai`.",
+              "examples": [
+                "anthropic"
+              ]
+            },
+            "model": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 256,
+              "minLength": 1,
+              "description": "The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.",
+              "examples": [
+                "claude-sonnet-4-5"
+              ]
+            },
+            "operation": {
+              "description": "The operation (`gen_ai.operation.name`), e.g. `chat`, `embeddings`, `execute_tool`.",
+              "anyOf": [
+                {
+                  "pattern": "^[a-z0-9_.-]{1,64}$",
+                  "type": "string",
+                  "default": "chat",
+                  "examples": [
+                    "chat"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "occurred_at": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+              "description": "When it happened (RFC 3339 with an offset), at most 10 minutes ahead. Default: the time of receipt."
+            },
+            "duration_ms": {
+              "maximum": 86400000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "How long the call took, in milliseconds (0 .. 86,400,000).",
+              "examples": [
+                2300
+              ]
+            },
+            "input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens (`gen_ai.usage.input_tokens`), cache reads and writes included (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "output_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Output tokens (`gen_ai.usage.output_tokens`), reasoning included (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cache_read_input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens read from the provider cache (`gen_ai.usage.cache_read.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cache_creation_input_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Input tokens written to the provider cache (`gen_ai.usage.cache_creation.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "reasoning_output_tokens": {
+              "maximum": 2000000000,
+              "type": [
+                "integer",
+                "null"
+              ],
+              "minimum": 0,
+              "description": "Reasoning tokens (`gen_ai.usage.reasoning.output_tokens`), part of `output_tokens` (an integer 0 .. 2,000,000,000).",
+              "examples": [
+                1200
+              ]
+            },
+            "cost": {
+              "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+              "anyOf": [
+                {
+                  "properties": {
+                    "amount": {
+                      "pattern": "^(0|[1-9]\\d{0,17})(\\.\\d{1,9})?$",
+                      "type": "string",
+                      "description": "Decimal string, at most 9 decimals.",
+                      "examples": [
+                        "0.004215"
+                      ]
+                    },
+                    "currency": {
+                      "type": "string",
+                      "enum": [
+                        "USD"
+                      ],
+                      "description": "Always `USD`.",
+                      "examples": [
+                        "USD"
+                      ]
+                    }
+                  },
+                  "type": "object",
+                  "required": [
+                    "amount",
+                    "currency"
+                  ],
+                  "title": "Cost",
+                  "description": "An exact amount: a decimal string with at most 9 decimals, never a JSON number.",
+                  "additionalProperties": false
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "session_id": {
+              "format": "uuid",
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+            },
+            "conversation_id": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 256,
+              "description": "The conversation (`gen_ai.conversation.id`).",
+              "examples": [
+                "conv_5f2a"
+              ]
+            },
+            "tool_name": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 128,
+              "description": "The tool called (`gen_ai.tool.name`).",
+              "examples": [
+                "web_search"
+              ]
+            },
+            "attributes": {
+              "type": [
+                "object",
+                "null"
+              ],
+              "additionalProperties": true,
+              "description": "Metadata only, at most 8192 bytes as UTF-8 JSON: no secrets, and none of the content keys `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `prompt`, `completion`, `messages` at any depth.",
+              "examples": [
+                {
+                  "gen_ai.request.temperature": 0.2,
+                  "agent": "triage-bot"
+                }
+              ]
+            }
           },
-          "type": [
-            "array",
-            "null"
+          "type": "object",
+          "required": [
+            "external_id",
+            "provider"
           ],
-          "maxItems": 50,
-          "minItems": 1,
-          "description": "1 to 50 event types; replaces the list."
+          "title": "One usage record",
+          "additionalProperties": false
         },
-        "description": {
-          "type": [
-            "string",
-            "null"
+        {
+          "properties": {
+            "usage": {
+              "items": {
+                "properties": {
+                  "external_id": {
+                    "type": "string",
+                    "maxLength": 256,
+                    "minLength": 1,
+                    "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+                    "examples": [
+                      "msg_01XFDUDYJgAACzvnptvVoYEL"
+                    ]
+                  },
+                  "provider": {
+                    "pattern": "^[a-z0-9_.-]{1,64}$",
+                    "type": "string",
+                    "description": "Provider slug (`gen_ai.provider.name`), e.g. `anthropic`, `openai`.",
+                    "examples": [
+                      "anthropic"
+                    ]
+                  },
+                  "model": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 256,
+                    "minLength": 1,
+                    "description": "The model (`gen_ai.response.model`); required unless `operation` is `execute_tool`.",
+                    "examples": [
+                      "claude-sonnet-4-5"
+                    ]
+                  },
+                  "operation": {
+                    "description": "The operation (`gen_ai.operation.name`), e.g. `chat`, `embeddings`, `execute_tool`.",
+                    "anyOf": [
+                      {
+                        "pattern": "^[a-z0-9_.-]{1,64}$",
+                        "type": "string",
+                        "default": "chat",
+                        "examples": [
+                          "chat"
+                        ]
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "occurred_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time",
+                    "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+                    "description": "When it happened (RFC 3339 with an offset), at most 10 minutes ahead. Default: the time of receipt."
+                  },
+                  "duration_ms": {
+                    "maximum": 86400000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "How long the call took, in milliseconds (0 .. 86,400,000).",
+                    "examples": [
+                      2300
+                    ]
+                  },
+                  "input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens (`gen_ai.usage.input_tokens`), cache reads and writes included (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "output_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Output tokens (`gen_ai.usage.output_tokens`), reasoning included (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cache_read_input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens read from the provider cache (`gen_ai.usage.cache_read.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cache_creation_input_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Input tokens written to the provider cache (`gen_ai.usage.cache_creation.input_tokens`), part of `input_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "reasoning_output_tokens": {
+                    "maximum": 2000000000,
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "description": "Reasoning tokens (`gen_ai.usage.reasoning.output_tokens`), part of `output_tokens` (an integer 0 .. 2,000,000,000).",
+                    "examples": [
+                      1200
+                    ]
+                  },
+                  "cost": {
+                    "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+                    "anyOf": [
+                      {
+                        "properties": {
+                          "amount": {
+                            "pattern": "^(0|[1-9]\\d{0,17})(\\.\\d{1,9})?$",
+                            "type": "string",
+                            "description": "Decimal string, at most 9 decimals.",
+                            "examples": [
+                              "0.004215"
+                            ]
+                          },
+                          "currency": {
+                            "type": "string",
+                            "enum": [
+                              "USD"
+                            ],
+                            "description": "Always `USD`.",
+                            "examples": [
+                              "USD"
+                            ]
+                          }
+                        },
+                        "type": "object",
+                        "required": [
+                          "amount",
+                          "currency"
+                        ],
+                        "title": "Cost",
+                        "description": "An exact amount: a decimal string with at most 9 decimals, never a JSON number.",
+                        "additionalProperties": false
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "session_id": {
+                    "format": "uuid",
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+                  },
+                  "conversation_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 256,
+                    "description": "The conversation (`gen_ai.conversation.id`).",
+                    "examples": [
+                      "conv_5f2a"
+                    ]
+                  },
+                  "tool_name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 128,
+                    "description": "The tool called (`gen_ai.tool.name`).",
+                    "examples": [
+                      "web_search"
+                    ]
+                  },
+                  "attributes": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "additionalProperties": true,
+                    "description": "Metadata only, at most 8192 bytes as UTF-8 JSON: no secrets, and none of the content keys `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `prompt`, `completion`, `messages` at any depth.",
+                    "examples": [
+                      {
+                        "gen_ai.request.temperature": 0.2,
+                        "agent": "triage-bot"
+                      }
+                    ]
+                  }
+                },
+                "type": "object",
+                "required": [
+                  "external_id",
+                  "provider"
+                ],
+                "title": "One usage record",
+                "additionalProperties": false
+              },
+              "type": "array",
+              "maxItems": 100,
+              "minItems": 1
+            }
+          },
+          "type": "object",
+          "required": [
+            "usage"
           ],
-          "maxLength": 500,
-          "description": "A label for you."
-        },
-        "enabled": {
-          "type": [
-            "boolean",
-            "null"
-          ],
-          "description": "false stops deliveries; true resumes them (and clears `disabled_reason`)."
+          "title": "A batch of usage records",
+          "description": "At most 100 records, stored all or nothing.",
+          "additionalProperties": false
         }
-      },
-      "type": "object",
-      "additionalProperties": false
+      ]
     }
-  },
-  "webhookMessages.replay": {
-    "method": "POST",
-    "path": "/webhook-messages/{webhook_id}/replay",
-    "summary": "Replay a webhook message",
-    "description": "Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.",
-    "params": {
-      "path": {
-        "type": "object",
-        "properties": {
-          "webhook_id": {
-            "pattern": "^msg_[0-9a-f]{32}$",
-            "type": "string",
-            "examples": [
-              "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
-            ],
-            "description": "The webhook-id of a message (`msg_` and 32 hex digits)."
-          }
-        },
-        "required": [
-          "webhook_id"
-        ],
-        "additionalProperties": false
-      },
-      "query": {
-        "type": "object",
-        "properties": {},
-        "required": [],
-        "additionalProperties": false
-      }
-    },
-    "body": null
   }
 } as const;
 

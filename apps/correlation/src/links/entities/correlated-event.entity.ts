@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** A stored event as correlation sees it, with its current link. */
+/** A stored event or usage record as correlation sees it, with its current link. */
 @Entity({ name: 'events' })
 @Index('ix_events_member_occurred', ['memberId', 'occurredAt'])
 export class CorrelatedEventEntity {
@@ -19,6 +19,10 @@ export class CorrelatedEventEntity {
   /** Grows with every change of the link; travels with it so ingestion applies only newer links. */
   @Column('integer', { name: 'link_version', default: 0 })
   linkVersion!: number;
+
+  /** 0: an activity event; 1: a usage record (D-48), whose link changes travel as UsageLinked. */
+  @Column('smallint', { default: 0 })
+  kind!: number;
 
   @CreateDateColumn({ name: 'stored_at', type: 'timestamptz' })
   storedAt!: Date;

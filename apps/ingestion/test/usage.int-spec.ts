@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  IngestUsage,
+  ListUsage,
+  parsePayload,
+  Topics,
+  UsageLinked,
+  UsageStored,
+  type ActorV1,
+  type UsageInputV1,
+  type UsageStoredV1,
+} from '@worktrack/contracts';
+import { CommandClient, startService, type RunningConsumer } from '@worktrack/platform';
+import { eventually, MessagePublisher, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { IngestionConfig } from '../src/ingestion.config';
+import { IngestionAppModule } from '../src/app.module';
+
+const actorOf = (): ActorV1 => ({ memberId: randomUUID(), workspaceId: randomUUID(), scope: 'full', credential: 'api_token' });
+const record = (over: Partial<UsageInputV1> = {}): UsageInputV1 => ({
+  externalId: randomUUID(),
+  provider: 'anthropic',
+  model: 'claude-sonnet-4',
+  operation: 'chat',
+  occurredAt: '2026-11-20T10:00:00.000Z',
+  inputTokens: 1_000,
+  outputTokens: 200,
+  attributes: { team: 'a' },
+  ...over,
+});
+
+/**
+ * Usage records (D-45 … D-48) through ingestion's real command topic, Postgres
+ * and outbox: the UsageStored row the storing statement writes is built from
+ * the contract (the spec file fails on a row that does not match it).
+ */
+describe('ingestion: usage records', () => {
+  let app: NestFastifyApplication;
+  let kafka: TestKafka;
+  let rpc: CommandClient;
+  let reader: RunningConsumer;
+  const stored: UsageStoredV1[] = [];
+
+  beforeAll(async () => {
+    app = await startService('ingestion', IngestionAppModule, testConfig(IngestionConfig));
+    kafka = testKafka('ingestion-usage-it');
+    rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
+    await rpc.start();
+    reader = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`usage-reader-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.ingestionUsage)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: ({ message }) => {
+        stored.push(parsePayload(UsageStored.payload, JSON.parse(String(message.value))));
+        return Promise.resolve();
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await reader?.stop();
+    await rpc?.stop();
+    await kafka?.close();
+    await app?.close();
+  });
+
+  it('announces the new records of a batch once, every field as stored, and applies correlation links to the unnamed ones only (D-48)', async () => {
+    const actor = actorOf();
+    const named = randomUUID();
+    const batch = [
+      record({ cost: { amount: '0.10', currency: 'USD' }, occurredAt: '2026-11-20T10:00:00Z' }),
+      record({ model: undefined, inputTokens: undefined, outputTokens: undefined, sessionId: named.toUpperCase() }),
+      record({ cacheReadInputTokens: 400, reasoningOutputTokens: 50, toolName: 'grep', conversationId: 'c-1' }),
+    ];
+    const ingest = () =>
+      rpc.send(IngestUsage, { actor, receivedAt: new Date().toISOString(), usage: [...batch, batch[0]] }, { key: actor.memberId });
+    const result = await ingest();
+    expect(result).toMatchObject({ accepted: 3, deduplicated: 1 });
+    const [first, second, third] = result.usageIds;
+    expect(result.usageIds[3]).toBe(first);
+    await eventually(() => stored.some((s) => s.memberId === actor.memberId), 'the UsageStored message');
+    const base = { provider: 'anthropic', operation: 'chat', cacheCreationInputTokens: null };
+    expect(stored.filter((s) => s.memberId === actor.memberId)).toEqual([
+      {
+        memberId: actor.memberId,
+        workspaceId: actor.workspaceId,
+        usage: [
+          {
+            ...base,
+            usageId: first,
+            occurredAt: '2026-11-20T10:00:00.000Z',
+            model: 'claude-sonnet-4',
+            inputTokens: 1_000,
+            outputTokens: 200,
+            cacheReadInputTokens: null,
+            reasoningOutputTokens: null,
+            cost: '0.10',
+            currency: 'USD',
+            costSource: 'reported',
+            sessionId: null,
+          },
+          {
+            ...base,
+            usageId: second,
+            occurredAt: '2026-11-20T10:00:00.000Z',
+            model: null,
+            inputTokens: null,
+            outputTokens: null,
+            cacheReadInputTokens: null,
+            reasoningOutputTokens: null,
+            cost: null,
+            currency: null,
+            costSource: 'none',
+            sessionId: named,
+          },
+          {
+            ...base,
+            usageId: third,
+            occurredAt: '2026-11-20T10:00:00.000Z',
+            model: 'claude-sonnet-4',
+            inputTokens: 1_000,
+            outputTokens: 200,
+            cacheReadInputTokens: 400,
+            reasoningOutputTokens: 50,
+            cost: null,
+            currency: null,
+            costSource: 'none',
+            sessionId: null,
+          },
+        ],
+      },
+    ]);
+
+    // The same batch again stores nothing and announces nothing.
+    expect(await ingest()).toMatchObject({ accepted: 0, deduplicated: 4, usageIds: result.usageIds });
+
+    // Correlation's links: newest version wins, a record that named its session keeps it.
+    const session = randomUUID();
+    const publisher = new MessagePublisher(kafka.client);
+    await publisher.publish(
+      UsageLinked,
+      {
+        memberId: actor.memberId,
+        links: [
+          { usageId: first, sessionId: session, version: 1 },
+          { usageId: second, sessionId: session, version: 1 },
+        ],
+      },
+      { key: actor.memberId },
+    );
+    const sessionsOf = async () => {
+      const page = await rpc.send(ListUsage, { actor, limit: 10 }, { key: actor.memberId });
+      return Object.fromEntries(page.usage.map((u) => [u.usageId, u.sessionId]));
+    };
+    await eventually(async () => (await sessionsOf())[first] === session, 'the link applied');
+    expect(await sessionsOf()).toEqual({ [first]: session, [second]: named, [third]: null });
+    expect(stored.filter((s) => s.memberId === actor.memberId)).toHaveLength(1);
+  });
+});

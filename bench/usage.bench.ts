@@ -1,0 +1,231 @@
+/**
+ * Benchmark (not a test): POST /v1/usage against POST /v1/activity/events,
+ * A/B in one sitting on one stack (D-45 … D-48, ADR 0017).
+ *
+ *   npm run bench:usage [-- --seconds 15 --connections 8 --members 30 --rate 6]
+ *
+ * Uses the running stack at BENCH_URL (default http://127.0.0.1:3000) when it
+ * answers; otherwise starts identity, ingestion, sessions, correlation (in one
+ * process, as `npm start`) and a gateway from dist/, and stops them after.
+ * Creates members (enough to stay under 600 requests/minute each), starts a
+ * timer session for each (every record and event gets linked) and puts a
+ * price list in place. Then two phases of the same length, concurrency and
+ * pace (`--rate` batches a second, so the stack's idle CPU weighs the same on
+ * both; `--rate 0` for as fast as it goes):
+ * batches of 100 activity events, then batches of 100 usage records (half
+ * with a reported cost, half costed from the price list, every one linked
+ * by correlation). Each phase's CPU window (bench/cpu-sampler.ts: the apps,
+ * postgres, the broker, redis) runs from the start of its load until every
+ * row it stored is linked, so a batch's whole cost is in it. Prints CPU
+ * milliseconds per 100-row batch for each, and their ratio.
+ */
+import { randomUUID } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
+import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SECONDS = arg('seconds', 15);
+const CONNECTIONS = arg('connections', 8);
+const MEMBERS = arg('members', 30);
+/** Batches a second in each phase (0: as fast as the connections go): the same paced load makes the phases' CPU per batch comparable. */
+const RATE = arg('rate', 6);
+const BATCH = 100;
+const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
+
+function eventsBody(seq: number): string {
+  const now = Date.now();
+  return JSON.stringify({
+    events: Array.from({ length: BATCH }, (_, i) => ({
+      source_type: 'bench',
+      event_type: i % 3 === 0 ? 'test.run' : 'tool.call',
+      occurred_at: new Date(now - i).toISOString(),
+      external_id: `b${seq}-${i}-${randomUUID().slice(0, 8)}`,
+      payload: { tool: 'pytest', duration_ms: 1234 + i, ok: i % 7 !== 0, args: ['-q', `tests/unit/test_${i}.py`], host: 'runner-12' },
+    })),
+  });
+}
+
+function usageBody(seq: number): string {
+  const now = Date.now();
+  return JSON.stringify({
+    usage: Array.from({ length: BATCH }, (_, i) => ({
+      external_id: `msg_${seq}_${i}_${randomUUID().slice(0, 8)}`,
+      provider: 'anthropic',
+      model: i % 2 === 0 ? 'claude-sonnet-4-5' : 'claude-haiku-4-5',
+      occurred_at: new Date(now - i).toISOString(),
+      duration_ms: 900 + i,
+      input_tokens: 12_000 + i,
+      cache_read_input_tokens: 8_000,
+      output_tokens: 700 + i,
+      ...(i % 2 === 0 ? { cost: { amount: `0.0${1000 + i}`, currency: 'USD' } } : {}),
+      conversation_id: `conv_${seq}`,
+      attributes: { agent: 'bench-bot', 'gen_ai.request.temperature': 0.2, step: i },
+    })),
+  });
+}
+
+async function ensureStack(base: string): Promise<AppProcess[]> {
+  const up = await fetch(`${base}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) return [];
+  console.log(`no stack at ${base}: creating topics, starting identity, ingestion, sessions, correlation and a gateway from dist/`);
+  const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
+  if (topics.status !== 0) throw new Error('topic creation failed');
+  const started: AppProcess[] = [];
+  try {
+    started.push(await startHostedServices(['identity', 'ingestion', 'sessions', 'correlation'], { LOG_LEVEL: 'warn' }));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
+    return started;
+  } catch (err) {
+    await Promise.all(started.map((p) => p.stop()));
+    throw err;
+  }
+}
+
+interface Phase {
+  ok: number;
+  errors: number;
+  rowsPerSecond: number;
+  p99: number;
+  linkedMs: number;
+  cpu: CpuWindow;
+}
+
+async function main(): Promise<void> {
+  const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
+  const started = await ensureStack(base);
+  const db = new Client({ connectionString: databaseUrl() });
+  await db.connect();
+  try {
+    const run = randomUUID().slice(0, 6);
+    const members = Array.from({ length: MEMBERS }, (_, i) =>
+      memberWithToken({ workspace: `bench-usage-${run}`, email: `bench-usage-${i}-${run}@example.com` }),
+    );
+    const tokens = members.map((m) => m.token);
+    const memberIds = members.map((m) => m.memberId);
+    const post = async (token: string, method: string, path: string, body: unknown, expected: number): Promise<void> => {
+      const send = (): Promise<Response> =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+      // A kept-alive socket the gateway closed while the members were being created fails once: send again.
+      const res = await send().catch(send);
+      if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    };
+    for (const token of tokens) await post(token, 'POST', '/v1/sessions', { intent_text: 'bench', source: 'timer' }, 201);
+    // The first member of the workspace is its owner (D-14).
+    await post(
+      tokens[0],
+      'PUT',
+      '/v1/model-prices',
+      {
+        prices: [
+          { provider: 'anthropic', model_pattern: 'claude-*', effective_from: '2025-01-01T00:00:00Z', input: '1', output: '5' },
+          {
+            provider: 'anthropic',
+            model_pattern: 'claude-sonnet-*',
+            effective_from: '2025-01-01T00:00:00Z',
+            input: '3',
+            output: '15',
+            cache_read_input: '0.3',
+          },
+        ],
+      },
+      200,
+    );
+
+    const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
+    const phase = async (path: string, body: (seq: number) => string, table: string): Promise<Phase> => {
+      const cpuWindow = await sampler.start();
+      let seq = 0;
+      const result = await autocannon({
+        url: `${base}${path}`,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        pipelining: 1,
+        ...(RATE > 0 ? { overallRate: RATE } : {}),
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => {
+              const n = seq++;
+              return {
+                ...req,
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[n % tokens.length]}` },
+                body: body(n),
+              };
+            },
+          },
+        ],
+      });
+      const loadEnded = Date.now();
+      const unlinked = async (): Promise<number> =>
+        Number(
+          (
+            await db.query<{ n: string }>(
+              `SELECT count(*) AS n FROM ingestion.${table} WHERE member_id = ANY($1::uuid[]) AND session_id IS NULL`,
+              [memberIds],
+            )
+          ).rows[0].n,
+        );
+      let linkedMs = -1;
+      while (Date.now() - loadEnded < 60_000) {
+        if ((await unlinked()) === 0) {
+          linkedMs = Date.now() - loadEnded;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const cpu = await cpuWindow.end();
+      const ok = result['2xx'];
+      return {
+        ok,
+        errors: result.non2xx + result.errors + result.timeouts,
+        rowsPerSecond: (ok * BATCH) / (result.duration || SECONDS),
+        p99: result.latency.p99,
+        linkedMs,
+        cpu,
+      };
+    };
+
+    const events = await phase('/v1/activity/events', eventsBody, 'activity_events');
+    const usage = await phase('/v1/usage', usageBody, 'usage_records');
+    const perBatch = (p: Phase): number => p.cpu.totalMs / Math.max(p.ok, 1);
+    console.log(
+      `\nbench:usage (${hostname()}, ${cpus().length} cores, node ${process.version}): ${SECONDS} s a phase, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} batches/s` : 'unpaced'}, ${MEMBERS} members, batches of ${BATCH}`,
+    );
+    for (const [name, p] of [
+      ['events', events],
+      ['usage', usage],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(6)} ${p.rowsPerSecond.toFixed(0).padStart(6)} rows/s  p99 ${p.p99} ms  ${p.ok} batches of 202, ${p.errors} errors; all linked ${p.linkedMs} ms after the load (-1: not within 60 s)`,
+      );
+      console.log(`  cpu over ${p.cpu.seconds.toFixed(1)} s (load and catch-up):`);
+      for (const line of formatCpu(p.cpu, p.ok, 'batch')) console.log(`  ${line}`);
+    }
+    console.log(
+      `cpu_ms_per_batch events=${perBatch(events).toFixed(2)} usage=${perBatch(usage).toFixed(2)} ratio=${(perBatch(usage) / perBatch(events)).toFixed(2)} (usage / events, batches of ${BATCH})`,
+    );
+  } finally {
+    await db.end();
+    await Promise.all(started.map((p) => p.stop()));
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
