@@ -2,6 +2,26 @@
 // TypeScript types of the worktrack API, from its OpenAPI document (GET /openapi.yaml).
 // Regenerate with `npm run generate:sdk` (scripts/generate-sdk.ts); a unit test fails when it is stale.
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session JWTs’ public keys
+         * @description RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.
+         */
+        get: operations["jwks.jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activity/events": {
         parameters: {
             query?: never;
@@ -41,6 +61,126 @@ export interface paths {
          */
         post: operations["agents.register"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accept-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description The link’s `token` works once, before it expires: creates the member in the inviter’s workspace and signs it in (refresh cookie). A used, withdrawn or expired link is 401 `INVALID_CREDENTIALS`.
+         */
+        post: operations["signIn.acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Answers a session JWT and sets the refresh cookie (`HttpOnly; Secure; SameSite=Strict; Path=/v1/auth`). An unknown email and a wrong password get the same 401 `INVALID_CREDENTIALS`; with two-factor on, send `totp_code` or `recovery_code` (else 401 `SECOND_FACTOR_REQUIRED`). Five failures per email and client address in 15 minutes: 429 for that pair only.
+         */
+        post: operations["signIn.login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the browser session of the refresh cookie (from the app’s own origin) and clears the cookie.
+         */
+        post: operations["signIn.logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the access token
+         * @description With the refresh cookie only (no body), from the app’s own origin (`Origin`, else 403). Rotates the refresh secret; presenting a rotated-out one ends that browser session.
+         */
+        post: operations["signIn.refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your browser sessions
+         * @description Sessions that have not ended, newest first.
+         */
+        get: operations["signIn.sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a browser session
+         * @description Its access tokens are refused by every gateway replica within 5 seconds. Another member’s session is a 404.
+         */
+        delete: operations["signIn.end"];
         options?: never;
         head?: never;
         patch?: never;
@@ -170,6 +310,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invites
+         * @description Owners and admins; newest first, without links.
+         */
+        get: operations["invites.list"];
+        put?: never;
+        /**
+         * Invite someone by email
+         * @description Owners and admins. The link works once, before `expires_at`. An active member’s email is 409 `MEMBER_EXISTS`.
+         */
+        post: operations["invites.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invite
+         * @description Its link stops working. A used or unknown invite is a 404.
+         */
+        delete: operations["invites.withdraw"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -212,6 +396,70 @@ export interface paths {
          * @description Any of `timezone` (IANA name), `working_hours` and `display_name`; absent fields are kept. Later requests use the new values: date filters of sessions, plate days and "today". Plate items keep the calendar day they were put on; sessions keep their instants.
          */
         patch: operations["me.update"];
+        trace?: never;
+    };
+    "/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Checks the current one (400 when it is not right); ends your other browser sessions (this one stays).
+         */
+        post: operations["signIn.changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor enrolment
+         * @description A new TOTP secret (SHA-1, 30 s, 6 digits); confirm with a code.
+         */
+        post: operations["twoFactor.start"];
+        /**
+         * Turn two-factor off
+         * @description With a current code.
+         */
+        delete: operations["twoFactor.disable"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor on
+         * @description With a code of the new secret; answers ten one-time recovery codes, once.
+         */
+        post: operations["twoFactor.confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/members/{member_id}": {
@@ -523,7 +771,11 @@ export interface paths {
         delete: operations["tokens.revoke"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename an API token
+         * @description Another member's token is a 404.
+         */
+        patch: operations["tokens.rename"];
         trace?: never;
     };
     "/usage": {
@@ -550,10 +802,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's webhook endpoints
+         * @description Oldest first, never with a secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.list"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Never with its secret. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.
+         */
+        delete: operations["webhookEndpoints.remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.
+         */
+        patch: operations["webhookEndpoints.update"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's delivery log
+         * @description Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.
+         */
+        get: operations["webhookEndpoints.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send failed messages
+         * @description Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookEndpoints.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-messages/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a webhook message
+         * @description Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.
+         */
+        post: operations["webhookMessages.replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the workspace’s settings
+         * @description Owners. `require_two_factor`: `none`, `admins` or `all`; setting anything but `none` needs two-factor on for yourself. Browser sessions of the members it covers may only enrol (403 `TWO_FACTOR_REQUIRED`) until they have; API tokens are not affected.
+         */
+        patch: operations["twoFactor.updateWorkspace"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptInviteDto: {
+            display_name?: string | null;
+            /**
+             * @description The new member’s password: 12 to 256 characters.
+             * @example correct horse battery staple
+             */
+            password: string;
+            /**
+             * @description IANA time zone name; UTC when absent.
+             * @example Europe/Berlin
+             */
+            timezone?: string | null;
+            /**
+             * @description The `token` of the invite link.
+             * @example 8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8
+             */
+            token: string;
+        };
         /**
          * A batch of events
          * @description At most 100 events, stored all or nothing.
@@ -609,6 +1051,29 @@ export interface components {
              * @example Review the release notes
              */
             title: string;
+        };
+        BrowserSessionBody: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Whether this is the session of the calling access token. */
+            current: boolean;
+            /** Format: date-time */
+            last_used_at: string;
+            /** Format: uuid */
+            sid: string;
+            user_agent: string | null;
+        };
+        ChangePasswordDto: {
+            /**
+             * @description The password in use now.
+             * @example correct horse battery staple
+             */
+            current_password: string;
+            /**
+             * @description 12 to 256 characters.
+             * @example a longer passphrase than before
+             */
+            new_password: string;
         };
         CloseSessionDto: {
             /**
@@ -721,10 +1186,33 @@ export interface components {
             /** @description github: the webhook secret; slack: the app signing secret. Stored encrypted, never returned. */
             secret?: string | null;
         };
+        CreatedInviteBody: {
+            /**
+             * Format: uri
+             * @description The one-time link (`<PUBLIC_URL>/accept-invite?token=…`), shown this once; mailed too when mail is configured.
+             */
+            accept_url: string;
+            /** Format: email */
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            invite_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
         CreatedTokenBody: {
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token stops working (null: never).
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the token was last used, to the minute.
+             */
             last_used_at: string | null;
             /** @example CI deploys */
             name: string;
@@ -746,7 +1234,27 @@ export interface components {
              */
             token_id: string;
         };
+        CreateInviteDto: {
+            /**
+             * Format: email
+             * @description Who to invite (compared case-insensitively).
+             * @example grace@example.com
+             */
+            email: string;
+            /** @description How long the link works: 1 to 168 hours, 72 when absent. */
+            expires_in_hours?: number | null;
+            /**
+             * @description `member` when absent; admins invite members and admins, owners anyone.
+             * @enum {string|null}
+             */
+            role?: "owner" | "admin" | "member" | null;
+        };
         CreateTokenDto: {
+            /**
+             * @description The token stops working this many days after creation (1 to 365); never when absent.
+             * @example 90
+             */
+            expires_in_days?: number | null;
             /**
              * @description A label to recognise the token by.
              * @example CI deploys
@@ -757,6 +1265,23 @@ export interface components {
              * @enum {string}
              */
             scope: "full" | "report_only";
+        };
+        CreateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /**
+             * @description 1 to 50 event types (no wildcards).
+             * @example [
+             *       "session.started",
+             *       "session.closed"
+             *     ]
+             */
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).
+             * @example https://hooks.example.com/worktrack
+             */
+            url: string;
         };
         DeliveryBody: {
             attempts: number;
@@ -793,7 +1318,7 @@ export interface components {
          * @description Stable and machine-readable; clients branch on it, never on `message`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "SESSION_STATE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_CURSOR" | "ASSIGNEE_NOT_FOUND" | "PLATE_DATE_IN_PAST" | "PAYLOAD_CONTAINS_SECRET" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL" | "UNAVAILABLE" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED" | "TWO_FACTOR_REQUIRED" | "MEMBER_EXISTS";
         ErrorDetail: {
             /** @description What is wrong with it. */
             issue: string;
@@ -806,6 +1331,36 @@ export interface components {
             deduplicated: number;
             /** @description One per submitted event, in order; a duplicate gets the first stored id. */
             event_ids: string[];
+        };
+        InviteBody: {
+            /** Format: email */
+            email: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            invite_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        LoginDto: {
+            /**
+             * Format: email
+             * @description The member’s email (compared case-insensitively).
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description The password (12 to 256 characters when set).
+             * @example correct horse battery staple
+             */
+            password: string;
+            /** @description One of the recovery codes, instead of `totp_code`; each works once. */
+            recovery_code?: string | null;
+            /**
+             * @description The current 6-digit code of the authenticator app, when two-factor is on.
+             * @example 123456
+             */
+            totp_code?: string | null;
         };
         ManagedMemberBody: {
             /** @description False once deactivated: its credentials are refused, nothing of it is deleted. */
@@ -923,6 +1478,10 @@ export interface components {
         ModelPricesDto: {
             prices: components["schemas"]["ModelPriceDto"][];
         };
+        PasswordChangedBody: {
+            /** @description How many other browser sessions ended. */
+            ended_sessions: number;
+        };
         PauseSessionDto: {
             /**
              * @description Why the session is paused (stored, not shown).
@@ -974,6 +1533,23 @@ export interface components {
             /** @example Review the release notes */
             title: string;
         };
+        RecoverWebhookMessagesDto: {
+            /**
+             * Format: date-time
+             * @description Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset).
+             */
+            since: string;
+        };
+        RecoveryCodesBody: {
+            /**
+             * @description Ten one-time codes for when the authenticator is lost, shown this once.
+             * @example [
+             *       "k3v7q-2xa9m",
+             *       "p4r8t-6bn2c"
+             *     ]
+             */
+            recovery_codes: string[];
+        };
         RegisterAgentDto: {
             /**
              * @description The agent's display name.
@@ -993,6 +1569,13 @@ export interface components {
              * @example wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
              */
             token: string;
+        };
+        RenameTokenDto: {
+            /**
+             * @description A new label for the token.
+             * @example CI deploys (prod)
+             */
+            name: string;
         };
         SessionBody: {
             /**
@@ -1031,6 +1614,22 @@ export interface components {
              * @enum {string}
              */
             work_type: "intentional" | "reactive";
+        };
+        SignedInBody: {
+            /**
+             * @description A session JWT (ES256, at most 10 minutes): send it as `Authorization: Bearer …`.
+             * @example eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl
+             */
+            access_token: string;
+            /** @description Seconds until the access token expires. */
+            expires_in: number;
+            member: components["schemas"]["MemberBody"];
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        SignedOutBody: {
+            /** @description Whether a browser session ended (false: the cookie named none that was on). */
+            signed_out: boolean;
         };
         StartSessionDto: {
             /**
@@ -1143,7 +1742,15 @@ export interface components {
         TokenBody: {
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token stops working (null: never).
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the token was last used, to the minute.
+             */
             last_used_at: string | null;
             /** @example CI deploys */
             name: string;
@@ -1159,6 +1766,30 @@ export interface components {
              * @example k3v7q2xa
              */
             token_id: string;
+        };
+        TotpCodeDto: {
+            /**
+             * @description The current 6-digit code of the authenticator app.
+             * @example 492039
+             */
+            code: string;
+        };
+        TotpEnrolmentBody: {
+            /**
+             * Format: uri
+             * @description The `otpauth://` URI to show as a QR code.
+             * @example otpauth://totp/worktrack:ada%40example.com?issuer=worktrack&secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30
+             */
+            otpauth_uri: string;
+            /**
+             * @description The new secret (base32), for authenticator apps that take it typed.
+             * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+             */
+            secret: string;
+        };
+        TotpStateBody: {
+            /** @enum {string} */
+            totp: "on" | "off";
         };
         UpdateMeDto: {
             /**
@@ -1185,6 +1816,23 @@ export interface components {
              * @enum {string|null}
              */
             role?: "owner" | "admin" | "member" | null;
+        };
+        UpdateWebhookEndpointDto: {
+            /** @description A label for you. */
+            description?: string | null;
+            /** @description false stops deliveries; true resumes them (and clears `disabled_reason`). */
+            enabled?: boolean | null;
+            /** @description 1 to 50 event types; replaces the list. */
+            event_types?: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[] | null;
+            /** @description Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery). */
+            url?: string | null;
+        };
+        UpdateWorkspaceDto: {
+            /**
+             * @description Whose browser sessions must have two-factor on: nobody, owners and admins, or everyone.
+             * @enum {string}
+             */
+            require_two_factor: "none" | "admins" | "all";
         };
         /**
          * A batch of usage records
@@ -1291,6 +1939,70 @@ export interface components {
              */
             outcome: "accepted" | "ignored";
         };
+        WebhookAttemptBody: {
+            /** Format: uuid */
+            attempt_id: string;
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt goes; null when none will.
+             */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            outcome: "succeeded" | "failed";
+            /** @description null when no answer came (timeout, refused address, connection error). */
+            status_code: number | null;
+            /** @example session.started */
+            type: string;
+            /**
+             * @description The same on every attempt and replay of a message.
+             * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+             */
+            webhook_id: string;
+        };
+        WebhookEndpointBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookEndpointWithSecretBody: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @example the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description false after a 410, 5 days of failures, or a PATCH. */
+            enabled: boolean;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_types: ("session.started" | "session.paused" | "session.resumed" | "session.closed" | "plate.item.assigned" | "member.joined" | "member.deactivated" | "activity.event.linked")[];
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 bytes), shown only at creation and rotation.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** @example https://hooks.example.com/worktrack */
+            url: string;
+        };
+        WebhookResendBody: {
+            /** @description Deliveries queued again. */
+            messages: number;
+        };
+        WebhookTestBody: {
+            /** @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90 */
+            webhook_id: string;
+        };
         /**
          * @example {
          *       "mon": [
@@ -1362,6 +2074,14 @@ export interface components {
             end: string;
             start: string;
         };
+        WorkspaceBody: {
+            /** @example Acme */
+            name: string;
+            /** @enum {string} */
+            require_two_factor: "none" | "admins" | "all";
+            /** Format: uuid */
+            workspace_id: string;
+        };
     };
     responses: never;
     parameters: {
@@ -1374,6 +2094,159 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "jwks.jwks": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "2026-11",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            alg: "ES256";
+                            /** @enum {string} */
+                            crv: "P-256";
+                            /** @example 2026-11 */
+                            kid: string;
+                            /** @enum {string} */
+                            kty: "EC";
+                            /** @enum {string} */
+                            use: "sig";
+                            /** @example f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU */
+                            x: string;
+                            /** @example x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0 */
+                            y: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     "activity.timeline": {
         parameters: {
             query?: {
@@ -2101,6 +2974,1783 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.acceptInvite": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8",
+                 *       "password": "correct horse battery staple",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInviteDto"];
+            };
+        };
+        responses: {
+            /** @description Signed in as the new member; the refresh cookie is set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             *     - `INVALID_CREDENTIALS`: The email and password (or the invite, or the refresh cookie) do not sign anyone in; the same answer whatever was wrong.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Conflict with the current state.
+             *     - `MEMBER_EXISTS`: The email already belongs to an active member of the workspace.
+             */
+            409: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "MEMBER_EXISTS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.login": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "totp_code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginDto"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the refresh cookie is set. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             *     - `INVALID_CREDENTIALS`: The email and password (or the invite, or the refresh cookie) do not sign anyone in; the same answer whatever was wrong.
+             *     - `SECOND_FACTOR_REQUIRED`: The member has two-factor on: send `totp_code` or `recovery_code` with the password.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "SECOND_FACTOR_REQUIRED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.logout": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "signed_out": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedOutBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.refresh": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new access token; the refresh cookie is replaced. */
+            200: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 1,
+                     *         "member": {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *           "kind": "human",
+                     *           "role": "owner",
+                     *           "display_name": "Ada Lovelace",
+                     *           "email": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "working_hours": {
+                     *             "mon": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "tue": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "thu": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "12:30"
+                     *               },
+                     *               {
+                     *                 "start": "13:30",
+                     *                 "end": "17:30"
+                     *               }
+                     *             ],
+                     *             "fri": [
+                     *               {
+                     *                 "start": "09:00",
+                     *                 "end": "15:00"
+                     *               }
+                     *             ],
+                     *             "sat": [],
+                     *             "sun": []
+                     *           },
+                     *           "plate_capacity": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SignedInBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.sessions": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your browser sessions. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "sid": "34b36454-cab2-4784-ac38-9f7d88ecb7df",
+                     *           "created_at": "2026-03-02T09:30:00Z",
+                     *           "last_used_at": "2026-03-02T09:30:00Z",
+                     *           "user_agent": null,
+                     *           "current": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BrowserSessionBody"][];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.end": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The browser session (the `sid` of its access tokens).
+                 * @example 34b36454-cab2-4784-ac38-9f7d88ecb7df
+                 */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session, ended. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "sid": "34b36454-cab2-4784-ac38-9f7d88ecb7df",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "last_used_at": "2026-03-02T09:30:00Z",
+                     *         "user_agent": null,
+                     *         "current": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BrowserSessionBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -4248,6 +6898,938 @@ export interface operations {
             };
         };
     };
+    "invites.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending invites. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *           "email": "ada@example.com",
+                     *           "role": "owner",
+                     *           "expires_at": "2026-03-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InviteBody"][];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "invites.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInviteDto"];
+            };
+        };
+        responses: {
+            /** @description The invite, with its link shown this once. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *         "email": "ada@example.com",
+                     *         "role": "owner",
+                     *         "expires_at": "2026-03-02T09:30:00Z",
+                     *         "accept_url": "https://calendar.example.org/team.ics"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedInviteBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Conflict with the current state.
+             *     - `MEMBER_EXISTS`: The email already belongs to an active member of the workspace.
+             */
+            409: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "MEMBER_EXISTS";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "invites.withdraw": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The invite id (a UUID).
+                 * @example 88bd60cf-2ecc-4045-a354-2fbe824dfc1f
+                 */
+                invite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invite, withdrawn. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "invite_id": "88bd60cf-2ecc-4045-a354-2fbe824dfc1f",
+                     *         "email": "ada@example.com",
+                     *         "role": "owner",
+                     *         "expires_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InviteBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     "mcp.post": {
         parameters: {
             query?: never;
@@ -4990,6 +8572,1169 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["MemberBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "signIn.changePassword": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple",
+                 *       "new_password": "a longer passphrase than before"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ended_sessions": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PasswordChangedBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "twoFactor.start": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, shown this once. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *         "otpauth_uri": "otpauth://totp/worktrack:ada%40example.com?issuer=worktrack&secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TotpEnrolmentBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "twoFactor.disable": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            /** @description Two-factor is off. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "totp": "on"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TotpStateBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "twoFactor.confirm": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            /** @description Two-factor is on. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "recovery_codes": [
+                     *           "k3v7q-2xa9m",
+                     *           "p4r8t-6bn2c"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecoveryCodesBody"];
                     };
                 };
             };
@@ -9542,7 +14287,7 @@ export interface operations {
                                  */
                                 schema: string;
                                 /** @enum {string} */
-                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors";
+                                service: "identity" | "ingestion" | "correlation" | "sessions" | "plate" | "connectors" | "webhooks";
                                 /** @example 0.1.0 */
                                 version: string;
                             }[];
@@ -9780,6 +14525,7 @@ export interface operations {
                      *           "scope": "full",
                      *           "created_at": "2026-03-02T09:30:00Z",
                      *           "last_used_at": null,
+                     *           "expires_at": null,
                      *           "revoked_at": null
                      *         }
                      *       ],
@@ -10028,7 +14774,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "CI deploys",
-                 *       "scope": "full"
+                 *       "scope": "full",
+                 *       "expires_in_days": 90
                  *     }
                  */
                 "application/json": components["schemas"]["CreateTokenDto"];
@@ -10057,6 +14804,7 @@ export interface operations {
                      *         "scope": "full",
                      *         "created_at": "2026-03-02T09:30:00Z",
                      *         "last_used_at": null,
+                     *         "expires_at": null,
                      *         "revoked_at": null,
                      *         "token": "wt_EXAMPLE0_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
                      *       }
@@ -10352,6 +15100,7 @@ export interface operations {
                      *         "scope": "full",
                      *         "created_at": "2026-03-02T09:30:00Z",
                      *         "last_used_at": null,
+                     *         "expires_at": null,
                      *         "revoked_at": null
                      *       }
                      *     }
@@ -10383,6 +15132,339 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "tokens.rename": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The public id of the token (its short segment).
+                 * @example k3v7q2xa
+                 */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI deploys (prod)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenameTokenDto"];
+            };
+        };
+        responses: {
+            /** @description The token, renamed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "token_id": "k3v7q2xa",
+                     *         "name": "CI deploys",
+                     *         "scope": "full",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "last_used_at": null,
+                     *         "expires_at": null,
+                     *         "revoked_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TokenBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */
@@ -11021,6 +16103,3517 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.list": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *           "url": "https://hooks.example.com/worktrack",
+                     *           "event_types": [
+                     *             "session.started"
+                     *           ],
+                     *           "description": null,
+                     *           "enabled": false,
+                     *           "disabled_reason": "the endpoint answered 410 Gone",
+                     *           "created_at": "2026-03-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/worktrack",
+                 *       "event_types": [
+                 *         "session.started",
+                 *         "session.closed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown once). */
+            201: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, as it was. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.deliveries": {
+        parameters: {
+            query?: {
+                /** @description `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100; default 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt_id": "27d2dbbb-721a-4ea7-a2fc-1fd456129758",
+                     *           "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90",
+                     *           "type": "session.started",
+                     *           "status_code": null,
+                     *           "outcome": "succeeded",
+                     *           "duration_ms": 1,
+                     *           "attempted_at": "2026-03-02T09:30:00Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookAttemptBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.recover": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-02T09:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookMessagesDto"];
+            };
+        };
+        responses: {
+            /** @description How many messages are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.rotate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint_id": "119458d3-796e-465f-a4b0-7af2772e11d8",
+                     *         "url": "https://hooks.example.com/worktrack",
+                     *         "event_types": [
+                     *           "session.started"
+                     *         ],
+                     *         "description": null,
+                     *         "enabled": false,
+                     *         "disabled_reason": "the endpoint answered 410 Gone",
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecretBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookEndpoints.test": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The endpoint id (a UUID).
+                 * @example 119458d3-796e-465f-a4b0-7af2772e11d8
+                 */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookTestBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "webhookMessages.replay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description The webhook-id of a message (`msg_` and 32 hex digits).
+                 * @example msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many deliveries are queued again. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookResendBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not found.
+             *     - `NOT_FOUND`: No such resource for this member (an unknown route, or an id of another member or workspace).
+             */
+            404: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "NOT_FOUND";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "twoFactor.updateWorkspace": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "require_two_factor": "none"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWorkspaceDto"];
+            };
+        };
+        responses: {
+            /** @description The workspace. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "workspace_id": "98608ef9-3fc8-4e9a-aae4-5f80e214cfab",
+                     *         "name": "Acme",
+                     *         "require_two_factor": "none"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WorkspaceBody"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_JSON`: The body is not valid JSON (or is empty while Content-Type says JSON).
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_JSON";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Not allowed for this credential.
+             *     - `FORBIDDEN`: The credential may not do this: a `report_only` token, or a role or member kind that is not allowed.
+             */
+            403: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "FORBIDDEN";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */

@@ -592,6 +592,138 @@ export const REQUEST_SCHEMAS = {
       ]
     }
   },
+  "invites.create": {
+    "method": "POST",
+    "path": "/invites",
+    "summary": "Invite someone by email",
+    "description": "Owners and admins. The link works once, before `expires_at`. An active member’s email is 409 `MEMBER_EXISTS`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "email": {
+          "maxLength": 320,
+          "type": "string",
+          "format": "email",
+          "description": "Who to invite (compared case-insensitively).",
+          "examples": [
+            "grace@example.com"
+          ]
+        },
+        "role": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "owner",
+            "admin",
+            "member",
+            null
+          ],
+          "description": "`member` when absent; admins invite members and admins, owners anyone."
+        },
+        "expires_in_hours": {
+          "maximum": 168,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "description": "How long the link works: 1 to 168 hours, 72 when absent."
+        }
+      },
+      "type": "object",
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "invites.list": {
+    "method": "GET",
+    "path": "/invites",
+    "summary": "List pending invites",
+    "description": "Owners and admins; newest first, without links.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "invites.withdraw": {
+    "method": "DELETE",
+    "path": "/invites/{invite_id}",
+    "summary": "Withdraw an invite",
+    "description": "Its link stops working. A used or unknown invite is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "invite_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The invite id (a UUID)."
+          }
+        },
+        "required": [
+          "invite_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "jwks.jwks": {
+    "method": "GET",
+    "path": "/.well-known/jwks.json",
+    "summary": "The session JWTs’ public keys",
+    "description": "RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "mcp.post": {
     "method": "POST",
     "path": "/mcp",
@@ -1735,6 +1867,280 @@ export const REQUEST_SCHEMAS = {
       "additionalProperties": false
     }
   },
+  "signIn.acceptInvite": {
+    "method": "POST",
+    "path": "/auth/accept-invite",
+    "summary": "Accept an invite",
+    "description": "The link’s `token` works once, before it expires: creates the member in the inviter’s workspace and signs it in (refresh cookie). A used, withdrawn or expired link is 401 `INVALID_CREDENTIALS`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "token": {
+          "pattern": "^[A-Za-z0-9_-]{43}$",
+          "type": "string",
+          "description": "The `token` of the invite link.",
+          "examples": [
+            "8Jd0b2m3Qx4Zr6Tt9LwKp1Vn5Hc7Ys0Ua2Ei4Og6Ik8"
+          ]
+        },
+        "password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 12,
+          "description": "The new member’s password: 12 to 256 characters.",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "display_name": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "minLength": 1
+        },
+        "timezone": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "IANA time zone name; UTC when absent.",
+          "examples": [
+            "Europe/Berlin"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "token",
+        "password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.changePassword": {
+    "method": "POST",
+    "path": "/me/password",
+    "summary": "Change your password",
+    "description": "Checks the current one (400 when it is not right); ends your other browser sessions (this one stays).",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "current_password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 1,
+          "description": "The password in use now.",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "new_password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 12,
+          "description": "12 to 256 characters.",
+          "examples": [
+            "a longer passphrase than before"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "current_password",
+        "new_password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.end": {
+    "method": "DELETE",
+    "path": "/auth/sessions/{sid}",
+    "summary": "End a browser session",
+    "description": "Its access tokens are refused by every gateway replica within 5 seconds. Another member’s session is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "sid": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The browser session (the `sid` of its access tokens)."
+          }
+        },
+        "required": [
+          "sid"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.login": {
+    "method": "POST",
+    "path": "/auth/login",
+    "summary": "Sign in with email and password",
+    "description": "Answers a session JWT and sets the refresh cookie (`HttpOnly; Secure; SameSite=Strict; Path=/v1/auth`). An unknown email and a wrong password get the same 401 `INVALID_CREDENTIALS`; with two-factor on, send `totp_code` or `recovery_code` (else 401 `SECOND_FACTOR_REQUIRED`). Five failures per email and client address in 15 minutes: 429 for that pair only.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "email": {
+          "maxLength": 320,
+          "type": "string",
+          "format": "email",
+          "description": "The member’s email (compared case-insensitively).",
+          "examples": [
+            "ada@example.com"
+          ]
+        },
+        "password": {
+          "type": "string",
+          "maxLength": 256,
+          "minLength": 1,
+          "description": "The password (12 to 256 characters when set).",
+          "examples": [
+            "correct horse battery staple"
+          ]
+        },
+        "totp_code": {
+          "pattern": "^\\d{6}$",
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The current 6-digit code of the authenticator app, when two-factor is on.",
+          "examples": [
+            "123456"
+          ]
+        },
+        "recovery_code": {
+          "maxLength": 64,
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "description": "One of the recovery codes, instead of `totp_code`; each works once."
+        }
+      },
+      "type": "object",
+      "required": [
+        "email",
+        "password"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "signIn.logout": {
+    "method": "POST",
+    "path": "/auth/logout",
+    "summary": "Sign out",
+    "description": "Ends the browser session of the refresh cookie (from the app’s own origin) and clears the cookie.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.refresh": {
+    "method": "POST",
+    "path": "/auth/refresh",
+    "summary": "Renew the access token",
+    "description": "With the refresh cookie only (no body), from the app’s own origin (`Origin`, else 403). Rotates the refresh secret; presenting a rotated-out one ends that browser session.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "signIn.sessions": {
+    "method": "GET",
+    "path": "/auth/sessions",
+    "summary": "List your browser sessions",
+    "description": "Sessions that have not ended, newest first.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "tokens.create": {
     "method": "POST",
     "path": "/tokens",
@@ -1772,6 +2178,18 @@ export const REQUEST_SCHEMAS = {
             "report_only"
           ],
           "description": "`full` acts as the member in everything; `report_only` may only report its own sessions and activity, and read."
+        },
+        "expires_in_days": {
+          "maximum": 365,
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "description": "The token stops working this many days after creation (1 to 365); never when absent.",
+          "examples": [
+            90
+          ]
         }
       },
       "type": "object",
@@ -1814,6 +2232,55 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
+  "tokens.rename": {
+    "method": "PATCH",
+    "path": "/tokens/{token_id}",
+    "summary": "Rename an API token",
+    "description": "Another member's token is a 404.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "token_id": {
+            "pattern": "^[a-z2-7]{8}$",
+            "type": "string",
+            "examples": [
+              "k3v7q2xa"
+            ],
+            "description": "The public id of the token (its short segment)."
+          }
+        },
+        "required": [
+          "token_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 100,
+          "minLength": 1,
+          "description": "A new label for the token.",
+          "examples": [
+            "CI deploys (prod)"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    }
+  },
   "tokens.revoke": {
     "method": "DELETE",
     "path": "/tokens/{token_id}",
@@ -1845,6 +2312,139 @@ export const REQUEST_SCHEMAS = {
       }
     },
     "body": null
+  },
+  "twoFactor.confirm": {
+    "method": "POST",
+    "path": "/me/totp/confirm",
+    "summary": "Turn two-factor on",
+    "description": "With a code of the new secret; answers ten one-time recovery codes, once.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "code": {
+          "pattern": "^\\d{6}$",
+          "type": "string",
+          "description": "The current 6-digit code of the authenticator app.",
+          "examples": [
+            "492039"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "code"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "twoFactor.disable": {
+    "method": "DELETE",
+    "path": "/me/totp",
+    "summary": "Turn two-factor off",
+    "description": "With a current code.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "code": {
+          "pattern": "^\\d{6}$",
+          "type": "string",
+          "description": "The current 6-digit code of the authenticator app.",
+          "examples": [
+            "492039"
+          ]
+        }
+      },
+      "type": "object",
+      "required": [
+        "code"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "twoFactor.start": {
+    "method": "POST",
+    "path": "/me/totp",
+    "summary": "Start two-factor enrolment",
+    "description": "A new TOTP secret (SHA-1, 30 s, 6 digits); confirm with a code.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "twoFactor.updateWorkspace": {
+    "method": "PATCH",
+    "path": "/workspace",
+    "summary": "Change the workspace’s settings",
+    "description": "Owners. `require_two_factor`: `none`, `admins` or `all`; setting anything but `none` needs two-factor on for yourself. Browser sessions of the members it covers may only enrol (403 `TWO_FACTOR_REQUIRED`) until they have; API tokens are not affected.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "require_two_factor": {
+          "type": "string",
+          "enum": [
+            "none",
+            "admins",
+            "all"
+          ],
+          "description": "Whose browser sessions must have two-factor on: nobody, owners and admins, or everyone."
+        }
+      },
+      "type": "object",
+      "required": [
+        "require_two_factor"
+      ],
+      "additionalProperties": false
+    }
   },
   "usage.list": {
     "method": "GET",
@@ -2376,6 +2976,428 @@ export const REQUEST_SCHEMAS = {
         }
       ]
     }
+  },
+  "webhookEndpoints.create": {
+    "method": "POST",
+    "path": "/webhook-endpoints",
+    "summary": "Register a webhook endpoint",
+    "description": "Messages of the named event types are POSTed to `url`, signed as Standard Webhooks. The secret is shown here and at rotation only. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "url": {
+          "maxLength": 2048,
+          "type": "string",
+          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery).",
+          "examples": [
+            "https://hooks.example.com/worktrack"
+          ]
+        },
+        "event_types": {
+          "items": {
+            "type": "string",
+            "enum": [
+              "session.started",
+              "session.paused",
+              "session.resumed",
+              "session.closed",
+              "plate.item.assigned",
+              "member.joined",
+              "member.deactivated",
+              "activity.event.linked"
+            ]
+          },
+          "type": "array",
+          "maxItems": 50,
+          "minItems": 1,
+          "description": "1 to 50 event types (no wildcards).",
+          "examples": [
+            [
+              "session.started",
+              "session.closed"
+            ]
+          ]
+        },
+        "description": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "description": "A label for you."
+        }
+      },
+      "type": "object",
+      "required": [
+        "url",
+        "event_types"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "webhookEndpoints.deliveries": {
+    "method": "GET",
+    "path": "/webhook-endpoints/{endpoint_id}/deliveries",
+    "summary": "Read an endpoint's delivery log",
+    "description": "Every attempt, newest first, kept 30 days. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size, 1–100; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "`meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.get": {
+    "method": "GET",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Read a webhook endpoint",
+    "description": "Never with its secret. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.list": {
+    "method": "GET",
+    "path": "/webhook-endpoints",
+    "summary": "List the workspace's webhook endpoints",
+    "description": "Oldest first, never with a secret. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page size, 1–100; default 50."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "`meta.cursor` of the previous page."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.recover": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/recover",
+    "summary": "Re-send failed messages",
+    "description": "Every message created since `since` whose latest attempt to this endpoint failed goes again, same webhook-id and body. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "since": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$",
+          "description": "Re-send every message created since then whose latest attempt failed (RFC 3339 with an offset)."
+        }
+      },
+      "type": "object",
+      "required": [
+        "since"
+      ],
+      "additionalProperties": false
+    }
+  },
+  "webhookEndpoints.remove": {
+    "method": "DELETE",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Delete a webhook endpoint",
+    "description": "Nothing more is sent to it; its delivery log goes with it. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.rotate": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/rotate-secret",
+    "summary": "Rotate a webhook endpoint's secret",
+    "description": "A new secret, shown once; for 24 hours every message carries a signature by the old one too. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.test": {
+    "method": "POST",
+    "path": "/webhook-endpoints/{endpoint_id}/test",
+    "summary": "Send a test message",
+    "description": "A signed `webhook.test` message to this endpoint; its attempts appear in the log. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "webhookEndpoints.update": {
+    "method": "PATCH",
+    "path": "/webhook-endpoints/{endpoint_id}",
+    "summary": "Change a webhook endpoint",
+    "description": "Only the fields given change; `enabled: true` resumes a disabled endpoint. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "endpoint_id": {
+            "format": "uuid",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+            "description": "The endpoint id (a UUID)."
+          }
+        },
+        "required": [
+          "endpoint_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": {
+      "properties": {
+        "url": {
+          "maxLength": 2048,
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Where messages are POSTed: https, no user info, at most 2,048 characters, never a private, loopback, link-local or metadata address (checked at every delivery)."
+        },
+        "event_types": {
+          "items": {
+            "type": "string",
+            "enum": [
+              "session.started",
+              "session.paused",
+              "session.resumed",
+              "session.closed",
+              "plate.item.assigned",
+              "member.joined",
+              "member.deactivated",
+              "activity.event.linked"
+            ]
+          },
+          "type": [
+            "array",
+            "null"
+          ],
+          "maxItems": 50,
+          "minItems": 1,
+          "description": "1 to 50 event types; replaces the list."
+        },
+        "description": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "description": "A label for you."
+        },
+        "enabled": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "false stops deliveries; true resumes them (and clears `disabled_reason`)."
+        }
+      },
+      "type": "object",
+      "additionalProperties": false
+    }
+  },
+  "webhookMessages.replay": {
+    "method": "POST",
+    "path": "/webhook-messages/{webhook_id}/replay",
+    "summary": "Replay a webhook message",
+    "description": "Sends the message again, same webhook-id and body, to every endpoint of the workspace it went to. Owners and admins only; plain members get 403.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "webhook_id": {
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "type": "string",
+            "examples": [
+              "msg_3f1c2b7e6a8d5e0f9b4c2d7a1e6f8c90"
+            ],
+            "description": "The webhook-id of a message (`msg_` and 32 hex digits)."
+          }
+        },
+        "required": [
+          "webhook_id"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
   }
 } as const;
 
