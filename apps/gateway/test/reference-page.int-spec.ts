@@ -170,7 +170,12 @@ describe('the reference page at GET /docs in a browser', () => {
       }
       await block.locator('.opblock-summary').first().click(); // collapse: the page stays light
     }
-    // One body per operation with a body, the ingestion's two examples both.
-    expect(bodies).toBe(documented().filter((o) => o.operation.requestBody).length + 1);
+    // One body per operation with a body, and every named example of those that offer several (a single record or a batch).
+    const expected = documented()
+      .map((o) => o.operation.requestBody?.content['application/json'])
+      .filter((media) => media !== undefined)
+      .reduce((sum, media) => sum + Math.max(1, Object.keys(media.examples ?? {}).length), 0);
+    expect(bodies).toBe(expected);
+    expect(expected).toBeGreaterThan(documented().filter((o) => o.operation.requestBody).length);
   }, 600_000);
 });

@@ -51,6 +51,9 @@ const TAGS: Record<string, string> = {
     'People signing in from the web app: password, invite links, browser sessions with a short access token and a refresh cookie, ' +
     'and the public keys of those access tokens at `/.well-known/jwks.json`.',
   Invites: 'Owners and admins invite people by email; the one-time link creates the member and signs it in.',
+  Usage:
+    'What agents and tools consumed: LLM tokens and cost per model call, deduplicated by the provider id and linked to the work session it happened in.',
+  ModelPrices: "The workspace's model price list (USD per million tokens), from which a record without a reported cost gets its cost.",
   WebhookEndpoints:
     'Outbound webhooks: owners and admins register HTTPS endpoints for event types; deliveries are signed by the Standard Webhooks scheme, retried for a day and logged.',
   WebhookMessages: 'A delivered outbound webhook message sent again, with the same `webhook-id` and body.',

@@ -1,6 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { PublicJwkV1 } from '@worktrack/contracts';
+import { ErrorCode, type PublicJwkV1 } from '@worktrack/contracts';
+import { ApiErrors } from '../openapi/api-responses';
 import { SessionKeys } from '../auth/session-keys';
 
 /**
@@ -15,6 +16,8 @@ export class JwksController {
 
   @Get('jwks.json')
   @Header('Cache-Control', 'public, max-age=300')
+  // A body sent with the GET is judged like any body (http/input-guard.ts): its encoding and media type, its size.
+  @ApiErrors(ErrorCode.UNSUPPORTED_MEDIA_TYPE, ErrorCode.PAYLOAD_TOO_LARGE)
   @ApiOperation({
     summary: 'The session JWTs’ public keys',
     description: 'RFC 7517 JSON Web Key Set: public EC P-256 keys, each with its `kid`.',

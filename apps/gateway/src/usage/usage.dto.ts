@@ -66,7 +66,7 @@ export class CostDto {
 @JSONSchema({ title: 'One usage record' })
 export class UsageRecordDto {
   @JSONSchema({
-    description: "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+    description: "The provider's response or message id: retries with the same `provider` and `external_id` are stored once, forever.",
     examples: ['msg_01XFDUDYJgAACzvnptvVoYEL'],
   })
   @IsString()
@@ -144,13 +144,13 @@ export class UsageRecordDto {
   @Max(MAX_USAGE_TOKENS)
   reasoning_output_tokens?: number;
 
-  @JSONSchema({ description: 'The cost as the provider billed it; without it the workspace price list computes one (D-47).' })
+  @JSONSchema({ description: 'The cost as the provider billed it; without it the workspace price list computes one at receipt.' })
   @IsOptional()
   @ValidateNested()
   @Type(() => CostDto)
   cost?: CostDto;
 
-  @JSONSchema({ description: "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)." })
+  @JSONSchema({ description: "One of the caller's own sessions: the record is linked to it, whatever its time would link it to." })
   @IsOptional()
   @IsUUID()
   session_id?: string;

@@ -1875,7 +1875,7 @@ export interface components {
              * @example conv_5f2a
              */
             conversation_id?: string | null;
-            /** @description The cost as the provider billed it; without it the workspace price list computes one (D-47). */
+            /** @description The cost as the provider billed it; without it the workspace price list computes one at receipt. */
             cost?: components["schemas"]["CostDto"] | null;
             /**
              * @description How long the call took, in milliseconds (0 .. 86,400,000).
@@ -1883,7 +1883,7 @@ export interface components {
              */
             duration_ms?: number | null;
             /**
-             * @description The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).
+             * @description The provider's response or message id: retries with the same `provider` and `external_id` are stored once, forever.
              * @example msg_01XFDUDYJgAACzvnptvVoYEL
              */
             external_id: string;
@@ -1921,7 +1921,7 @@ export interface components {
             reasoning_output_tokens?: number | null;
             /**
              * Format: uuid
-             * @description One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48).
+             * @description One of the caller's own sessions: the record is linked to it, whatever its time would link it to.
              */
             session_id?: string | null;
             /**
@@ -2166,6 +2166,52 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "VALIDATION_FAILED" | "INVALID_JSON" | "PROTOTYPE_POISONING";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */

@@ -2526,7 +2526,7 @@ export const REQUEST_SCHEMAS = {
               "type": "string",
               "maxLength": 256,
               "minLength": 1,
-              "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+              "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once, forever.",
               "examples": [
                 "msg_01XFDUDYJgAACzvnptvVoYEL"
               ]
@@ -2649,7 +2649,7 @@ export const REQUEST_SCHEMAS = {
               ]
             },
             "cost": {
-              "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+              "description": "The cost as the provider billed it; without it the workspace price list computes one at receipt.",
               "anyOf": [
                 {
                   "properties": {
@@ -2692,7 +2692,7 @@ export const REQUEST_SCHEMAS = {
                 "string",
                 "null"
               ],
-              "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+              "description": "One of the caller's own sessions: the record is linked to it, whatever its time would link it to."
             },
             "conversation_id": {
               "type": [
@@ -2748,7 +2748,7 @@ export const REQUEST_SCHEMAS = {
                     "type": "string",
                     "maxLength": 256,
                     "minLength": 1,
-                    "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once (D-46).",
+                    "description": "The provider's response or message id: retries with the same `provider` and `external_id` are stored once, forever.",
                     "examples": [
                       "msg_01XFDUDYJgAACzvnptvVoYEL"
                     ]
@@ -2871,7 +2871,7 @@ export const REQUEST_SCHEMAS = {
                     ]
                   },
                   "cost": {
-                    "description": "The cost as the provider billed it; without it the workspace price list computes one (D-47).",
+                    "description": "The cost as the provider billed it; without it the workspace price list computes one at receipt.",
                     "anyOf": [
                       {
                         "properties": {
@@ -2914,7 +2914,7 @@ export const REQUEST_SCHEMAS = {
                       "string",
                       "null"
                     ],
-                    "description": "One of the caller's own sessions: the record is linked to it, whatever correlation would say (D-48)."
+                    "description": "One of the caller's own sessions: the record is linked to it, whatever its time would link it to."
                   },
                   "conversation_id": {
                     "type": [
