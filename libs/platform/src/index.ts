@@ -35,3 +35,4 @@ export * from './transport';
 export * from './work/backoff';
 export * from './work/work-loop';
 export * from './mail/mailer';
+export * from './crypto/secret-box';

@@ -8,7 +8,7 @@ import type { ConnectorEntity } from '../store/entities/connector.entity';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { DeliveryProcessor } from '../deliveries/delivery.processor';
 import { EventWriter } from '../deliveries/event-writer';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { planCalendarEvents } from './calendar.mapper';
 import { FeedFetcher, FeedFetchError } from './feed-fetcher';
 import { parseFeedUrl } from './feed-url';

@@ -19,7 +19,7 @@ import {
 import { type AppLogger, CommandClient, type CursorScope, DomainError, LOGGER, SignedCursor, takeWithinBytes } from '@worktrack/platform';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { EventWriter } from '../deliveries/event-writer';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { parseFeedUrl } from '../calendar/feed-url';
 import { ConnectorsRepository } from '../store/connectors.repository';
 import type { ConnectorEntity } from '../store/entities/connector.entity';

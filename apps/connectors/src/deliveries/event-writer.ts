@@ -15,7 +15,7 @@ import { CommandClient, DomainError } from '@worktrack/platform';
 import type { ConnectorEntity } from '../store/entities/connector.entity';
 import type { MappedEvent } from '../mapping/mapped-event';
 import { redactSecrets } from '../mapping/redact';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 
 /** How long a verified credential is reused; a revoked token stops a connector within this (D-10 allows 5 s at the edge). */
 const ACTOR_TTL_MS = 5_000;

@@ -20,7 +20,7 @@ import { verifyGithubSignature } from '../github/github-signature';
 import { mapGithubDelivery } from '../github/github.mapper';
 import { obj, str } from '../mapping/json-read';
 import type { MappingOutcome } from '../mapping/mapped-event';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { verifySlackSignature } from '../slack/slack-signature';
 import { mapSlackEnvelope } from '../slack/slack.mapper';
 import {

@@ -8,7 +8,7 @@ import { BrowserSessionsService } from './browser-sessions.service';
 import { InvitesRepository } from './invites.repository';
 import { InvitesService } from './invites.service';
 import { PasswordHasher } from './password-hasher';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { SignInService } from './sign-in.service';
 import { SigningKeys } from './signing-keys';
 import { TwoFactorPolicyCheck } from './two-factor-policy';
@@ -19,7 +19,11 @@ import { TwoFactorService } from './two-factor.service';
   imports: [IdentityMembersModule],
   controllers: [AuthConsumer],
   providers: [
-    { provide: SecretBox, inject: [IdentityConfig], useFactory: (config: IdentityConfig) => new SecretBox(config.IDENTITY_SECRET_KEYS) },
+    {
+      provide: SecretBox,
+      inject: [IdentityConfig],
+      useFactory: (config: IdentityConfig) => new SecretBox(config.IDENTITY_SECRET_KEYS, 'IDENTITY_SECRET_KEYS'),
+    },
     AuthRepository,
     AuthPublisher,
     InvitesRepository,

@@ -7,7 +7,7 @@ import { invalidCredentials, passwordLoginOff, secondFactorRequired, tooManyFail
 import { AuthRepository } from './auth.repository';
 import { BrowserSessionsService } from './browser-sessions.service';
 import { PasswordHasher } from './password-hasher';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { acceptTotp } from './totp';
 
 /** D-39: five failures per (email, address) in this window refuse that pair only. */

@@ -6,7 +6,7 @@ import type { AuthMethod, PublicJwkV1 } from '@worktrack/contracts';
 import { type AppLogger, LOGGER } from '@worktrack/platform';
 import { IdentityConfig } from '../identity.config';
 import { SigningKeyEntity } from './entities/signing-key.entity';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@worktrack/platform';
 
 type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
 

@@ -12,7 +12,7 @@ import { DomainError } from '@worktrack/platform';
 import { IdentityMembersRepository } from '../members/members.repository';
 import { unauthenticated } from '../members/members.errors';
 import { AuthRepository } from './auth.repository';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { acceptTotp, newTotpSecret, totpUri } from './totp';
 import { CredentialEntity } from './entities/credential.entity';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Gauge, Histogram, type Counter } from 'prom-client';
 import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { DISABLE_AFTER_MS, RETENTION_MS, WebhooksConfig } from '../webhooks.config';
 import { WebhooksRepository, type ClaimedDelivery } from '../webhooks.repository';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule';
@@ -52,7 +52,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
     metrics: Metrics,
   ) {
     this.logger = logger.child({ component: 'webhook-delivery' });
-    this.box = new SecretBox(config.WEBHOOK_SECRET_KEYS);
+    this.box = new SecretBox(config.WEBHOOK_SECRET_KEYS, 'WEBHOOK_SECRET_KEYS');
     this.schedule = config.retrySchedule();
     this.jitter = config.retryJitter();
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;

@@ -18,7 +18,7 @@ import {
 import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import { DeliveryEngine } from '../delivery/delivery.engine';
 import { newEndpointSecret } from '../delivery/signer';
-import { SecretBox } from '../secrets/secret-box';
+import { SecretBox } from '@worktrack/platform';
 import { SECRET_OVERLAP_MS, WebhooksConfig } from '../webhooks.config';
 import { endpointNotFound, invalidInput, messageNotFound, ownersAndAdminsOnly } from '../webhooks.errors';
 import { WebhooksRepository, type AttemptRow, type EndpointRow } from '../webhooks.repository';
@@ -37,7 +37,7 @@ export class EndpointsService {
     private readonly cursors: SignedCursor,
     private readonly config: WebhooksConfig,
   ) {
-    this.box = new SecretBox(config.WEBHOOK_SECRET_KEYS);
+    this.box = new SecretBox(config.WEBHOOK_SECRET_KEYS, 'WEBHOOK_SECRET_KEYS');
   }
 
   async create(command: CreateWebhookEndpointV1): Promise<WebhookEndpointV1> {

@@ -4,8 +4,9 @@ const ALGORITHM = 'aes-256-gcm';
 const VERSION = 'v1';
 
 /**
- * Encrypts endpoint signing secrets at rest (D-53: a secret is shown only at
- * creation and rotation, never stored in the clear). AES-256-GCM with a random 96-bit IV per value; the
+ * Seals secrets at rest — connector secrets (D-36), webhook endpoint secrets
+ * (D-53), identity's TOTP secrets and generated signing keys (D-42): never
+ * stored in the clear. AES-256-GCM with a random 96-bit IV per value; the
  * stored form `v1.<key id>.<iv>.<tag>.<ciphertext>` (base64url parts) names
  * the key, so keys rotate: the ring's first key encrypts, every key decrypts.
  * A tampered value fails authentication instead of decrypting to garbage.
@@ -14,8 +15,11 @@ export class SecretBox {
   private readonly keys: Map<string, Buffer>;
   private readonly current: string;
 
-  /** `ring`: `id:base64key[,id:base64key…]` (WEBHOOK_SECRET_KEYS). */
-  constructor(ring: string) {
+  /** `ring`: `id:base64key[,id:base64key…]`; `ringName`: the variable it comes from, for errors (never its value). */
+  constructor(
+    ring: string,
+    private readonly ringName = 'the key ring',
+  ) {
     const entries = ring.split(',').map((entry): [string, Buffer] => {
       const [id, key] = entry.split(':');
       const bytes = Buffer.from(key ?? '', 'base64');
@@ -47,7 +51,7 @@ export class SecretBox {
 
   private key(id: string): Buffer {
     const key = this.keys.get(id);
-    if (!key) throw new Error(`secret key "${id}" is not in WEBHOOK_SECRET_KEYS`);
+    if (!key) throw new Error(`secret key "${id}" is not in ${this.ringName}`);
     return key;
   }
 }
