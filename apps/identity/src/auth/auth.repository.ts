@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, MoreThan, Not, type EntityManager } from 'typeorm';
+import { SchemaRepository } from '@worktrack/platform';
 import { IdentityMemberEntity } from '../members/entities/member.entity';
 import { WorkspaceEntity } from '../members/entities/workspace.entity';
 import { BrowserSessionEntity } from './entities/browser-session.entity';
@@ -10,11 +11,9 @@ import { SignInFailureEntity } from './entities/sign-in-failure.entity';
 
 /** Credentials, browser sessions and their refresh secrets, sign-in failures (D-39, D-40, D-42). */
 @Injectable()
-export class AuthRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+export class AuthRepository extends SchemaRepository {
+  constructor(dataSource: DataSource) {
+    super(dataSource);
   }
 
   /**

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { Gauge, Histogram, type Counter } from 'prom-client';
-import { LOGGER, Metrics, type AppLogger } from '@worktrack/platform';
-import { SecretBox } from '@worktrack/platform';
+import { LOGGER, Metrics, SecretBox, WorkLoop, type AppLogger } from '@worktrack/platform';
 import { DISABLE_AFTER_MS, RETENTION_MS, WebhooksConfig } from '../webhooks.config';
 import { WebhooksRepository, type ClaimedDelivery } from '../webhooks.repository';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule';
 import { WebhookSender, type SendOutcome } from './sender';
 import { signatureHeader } from './signer';
-import { WorkLoop } from './work-loop';
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 
@@ -39,7 +37,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly circuits = new Map<string, Circuit>();
   private readonly outcomes: Counter<'outcome'>;
   private readonly latency: Histogram;
-  private pruneTimer?: NodeJS.Timeout;
+  private readonly pruning: WorkLoop;
   private readonly schedule: number[];
   private readonly jitter: number;
   private readonly leaseMs: number;
@@ -56,7 +54,12 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.schedule = config.retrySchedule();
     this.jitter = config.retryJitter();
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
-    this.loop = new WorkLoop('webhook-deliveries', config.WEBHOOK_POLL_INTERVAL_MS, () => this.step(), this.logger);
+    this.loop = new WorkLoop({ name: 'webhook-deliveries', intervalMs: config.WEBHOOK_POLL_INTERVAL_MS, logger: this.logger }, () => this.step());
+    // The delivery log past its retention goes once an hour.
+    this.pruning = new WorkLoop({ name: 'webhook-log-prune', intervalMs: PRUNE_INTERVAL_MS, logger: this.logger }, async () => {
+      await this.repo.prune(new Date(Date.now() - RETENTION_MS));
+      return false;
+    });
     this.outcomes = metrics.counter('worktrack_webhook_attempts_total', 'Webhook delivery attempts, by outcome.', ['outcome']);
     this.latency =
       (metrics.registry.getSingleMetric('worktrack_webhook_delivery_latency_seconds') as Histogram | undefined) ??
@@ -83,16 +86,11 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.loop.start();
-    this.pruneTimer = setInterval(() => {
-      this.repo.prune(new Date(Date.now() - RETENTION_MS)).catch((err: unknown) => {
-        this.logger.warn({ err }, 'pruning the delivery log failed; retrying at the next interval');
-      });
-    }, PRUNE_INTERVAL_MS);
-    this.pruneTimer.unref();
+    this.pruning.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.pruneTimer);
+    await this.pruning.stop();
     await this.loop.stop();
     await Promise.allSettled([...this.running]);
   }

@@ -1,3 +1,5 @@
+import { jittered } from '@worktrack/platform';
+
 /** D-55: a `Retry-After` never pushes the next attempt further than this. */
 export const MAX_RETRY_AFTER_MS = 86_400_000;
 
@@ -17,7 +19,7 @@ export function nextAttemptAt(
 ): Date | null {
   const base = schedule[attempts];
   if (base === undefined) return null;
-  const delay = base * (1 + jitter * (2 * random() - 1));
+  const delay = jittered(base, jitter, random);
   const after = retryAfterMs === null ? 0 : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
   return new Date(now + Math.max(delay, after));
 }

@@ -14,5 +14,10 @@ export interface BackoffOptions {
  */
 export function backoffMs(step: number, { firstMs, capMs, jitter = 0 }: BackoffOptions): number {
   const delay = Math.min(firstMs * 2 ** Math.max(0, step), capMs);
-  return jitter > 0 ? Math.min(capMs, Math.round(delay * (1 + jitter * (2 * Math.random() - 1)))) : delay;
+  return jitter > 0 ? Math.min(capMs, Math.round(jittered(delay, jitter))) : delay;
+}
+
+/** `ms` spread uniformly over ±`jitter` of itself (0 … 1): the one jitter of backoffs, loops and retry schedules. */
+export function jittered(ms: number, jitter: number, random: () => number = Math.random): number {
+  return ms * (1 + jitter * (2 * random() - 1));
 }

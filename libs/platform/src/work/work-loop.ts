@@ -1,4 +1,5 @@
 import type { AppLogger } from '../logging/logger';
+import { jittered } from './backoff';
 
 export interface WorkLoopOptions {
   /** Names the loop in its log lines. */
@@ -55,7 +56,7 @@ export class WorkLoop {
 
   private pauseMs(): number {
     const { intervalMs, jitter = 0 } = this.options;
-    return jitter > 0 ? Math.round(intervalMs * (1 + jitter * (2 * Math.random() - 1))) : intervalMs;
+    return jitter > 0 ? Math.round(jittered(intervalMs, jitter)) : intervalMs;
   }
 
   private schedule(delayMs: number): void {
