@@ -7,9 +7,11 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { ConnectorsHttpModule } from './connectors/connectors-http.module';
 import type { GatewayConfig } from './gateway.config';
+import { findWebRoot, WebAppModule } from './http/web-app';
 import { McpController } from './mcp/mcp.controller';
 import { MeController } from './me/me.controller';
 import { MembersController } from './members/members.controller';
+import { ReferenceUiController } from './openapi/reference-ui';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { PlateHttpModule } from './plate/plate-http.module';
@@ -26,11 +28,9 @@ import { TwoFactorController } from './sign-in/two-factor.controller';
 import { ModelPricesController, UsageController } from './usage/usage.controller';
 
 /**
- * The gateway's routes. Global guards run in this order: authentication and
- * scope (AuthGuard), then the per-member rate limit; credentials certainly
- * refused without a round trip are answered before both, by an onRequest
- * hook (auth/credential-screen.ts, D-37). Every /v1 answer is no-store
- * (http/no-store.ts).
+ * The gateway's routes, every one a controller. Global guards run in this
+ * order: authentication and scope (AuthGuard), then the per-member rate
+ * limit. What runs before them, and in which order, is edge/edge.ts.
  */
 @Module({
   imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule, WebhooksHttpModule],
@@ -58,6 +58,8 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig, logger: AppLogger, metrics: Metrics): DynamicModule {
     return {
       module: GatewayModule,
+      // The API reference page and the web app (D-6, D-44): public pages outside /v1.
+      controllers: [ReferenceUiController],
       imports: [
         PlatformModule.forRoot({ app: 'gateway', config, logger, metrics }),
         {
@@ -73,6 +75,7 @@ export class GatewayModule {
             }),
           ],
         },
+        WebAppModule.forRoot(findWebRoot(config.WEB_ROOT)),
       ],
     };
   }

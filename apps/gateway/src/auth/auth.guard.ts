@@ -4,6 +4,7 @@ import { AuthGuard as PassportAuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode } from '@worktrack/contracts';
 import { DomainError } from '@worktrack/platform';
+import { isApiRoute } from '../edge/routes';
 import { FailedAuthentications } from '../rate-limit/failed-authentications';
 import { ACCESS_RULE, DURING_ENROLMENT, type AccessRule } from './access.decorator';
 import { ApiTokenVerifier, BEARER } from './api-token.verifier';
@@ -44,7 +45,7 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
-    const versioned = (request.routeOptions.url ?? '').startsWith('/v1/');
+    const versioned = isApiRoute(request.routeOptions.url ?? '');
     if (!versioned && rule === undefined) return true;
     if (rule === undefined) throw new Error(`route ${request.routeOptions.url ?? '?'} declares no access rule`);
     if (rule === 'public') return true;

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { isOperatorCredential } from '@worktrack/platform';
+import { isApiRoute, isHookRoute, isOperatorRoute } from '../edge/routes';
 import type { FailedAuthentications } from '../rate-limit/failed-authentications';
 import type { ApiTokenVerifier } from './api-token.verifier';
 import { BEARER } from './api-token.verifier';
 import { operatorCredentialNeeded, unauthenticated } from './auth.errors';
 
 /** Routes where a request can fail authentication: the API, provider hooks, operator endpoints, the MCP server. */
-const GUARDED = /^\/(v1\/|hooks\/|status$|metrics$|mcp$)/;
-const OPERATOR = /^\/(status|metrics)$/;
+const isGuarded = (route: string): boolean => isApiRoute(route) || isHookRoute(route) || isOperatorRoute(route) || route === '/mcp';
 
 /**
  * D-37, an onRequest hook (before the body is read and before any guard):
@@ -28,15 +28,15 @@ export function registerCredentialScreen(
 ): void {
   fastify.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url ?? '';
-    if (!GUARDED.test(route)) return;
+    if (!isGuarded(route)) return;
     failures.watch(request, reply, route);
     const header = request.headers.authorization;
-    if (OPERATOR.test(route)) {
+    if (isOperatorRoute(route)) {
       if (operatorToken !== '' && !isOperatorCredential(header, operatorToken))
         await failures.refuse(request, reply, operatorCredentialNeeded());
       return;
     }
-    if (header === undefined || route.startsWith('/hooks/')) return;
+    if (header === undefined || isHookRoute(route)) return;
     const match = typeof header === 'string' ? BEARER.exec(header.trim()) : null;
     if (!match || (await verifier.certainlyRefused(match[1]))) await failures.refuse(request, reply, unauthenticated());
   });

@@ -20,7 +20,7 @@ import { ConnectorIdParam, WebhookAckBody } from './connectors.dto';
 import { checkGithub, checkSlack } from './hook-signature';
 import { HookSecrets } from './hook-secrets';
 import { deliveryNotJson, deliveryTooLarge, formWithoutPayload, signatureRefused } from './hooks.errors';
-import { rawBodyOf } from './raw-body';
+import { rawBodyOf } from '../edge/body-parsers';
 import { reduceGithubDelivery } from './webhook-reducer';
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { isApiRoute } from '../edge/routes';
 
 /** Answers that carry member or system data: the API and the operator status. */
-const PRIVATE = /^\/(v1\/|status$)/;
+const isPrivate = (route: string): boolean => isApiRoute(route) || route === '/status';
 
 /**
  * Member data must not be kept by browsers, proxies or CDNs. Every
@@ -13,7 +14,7 @@ const PRIVATE = /^\/(v1\/|status$)/;
  */
 export function registerNoStore(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (PRIVATE.test(request.routeOptions.url ?? '')) void reply.header('Cache-Control', 'no-store');
+    if (isPrivate(request.routeOptions.url ?? '')) void reply.header('Cache-Control', 'no-store');
     done();
   });
 }

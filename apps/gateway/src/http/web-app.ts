@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Controller, Get, Inject, Module, Req, Res, type DynamicModule } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isApiRoute } from '../edge/routes';
 
 /** Media types of what the build emits. */
 const TYPES: Record<string, string> = {
@@ -46,12 +48,21 @@ const SECURITY_HEADERS: Record<string, string> = {
  * MCP, the API reference and document, operator paths, well-known documents
  * and the built files themselves (a missing asset is a 404, not a page).
  */
-const NOT_APP = /^\/(v1|hooks|mcp|docs|openapi\.yaml|healthz|readyz|metrics|status|\.well-known|assets)(\/|$)/;
+const RESERVED = /^\/(hooks|mcp|docs|openapi\.yaml|healthz|readyz|metrics|status|\.well-known|assets)(\/|$)/;
+const isReserved = (path: string): boolean => isApiRoute(path) || RESERVED.test(path);
 
 /** Where `npm run build` puts the app (dist/web beside dist/apps), from the source or the build of this file. */
 export function findWebRoot(configured: string): string | null {
   const candidates = configured ? [resolve(configured)] : [resolve(__dirname, '../../../../web'), resolve(process.cwd(), 'dist/web')];
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
+}
+
+const WEB_ROOT = Symbol('WEB_ROOT');
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  etag: string;
 }
 
 /**
@@ -63,33 +74,64 @@ export function findWebRoot(configured: string): string | null {
  * page itself is never stored, so a deploy is picked up on the next load.
  * Any other GET outside the reserved paths that asks for HTML answers the
  * page (history fallback: the app routes on the client); the rest stays the
- * API's 404 NOT_FOUND. Returns false when there is no build to serve (the API
- * runs alone).
+ * API's 404 NOT_FOUND.
  */
-export function registerWebApp(app: NestFastifyApplication, root: string | null): boolean {
-  if (root === null) return false;
-  const page = readFileSync(join(root, 'index.html'));
-  const fastify = app.getHttpAdapter().getInstance();
-  const assets = join(root, 'assets');
-  for (const name of existsSync(assets) ? readdirSync(assets) : []) {
-    const type = TYPES[extname(name)];
-    if (!type) continue;
-    const body = readFileSync(join(assets, name));
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    fastify.get(`/assets/${name}`, (request, reply) => {
-      void reply.headers(SECURITY_HEADERS).header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag);
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.type(type).send(body);
-    });
+@ApiExcludeController()
+@Controller()
+export class WebAppController {
+  private readonly page: Buffer;
+  private readonly assets = new Map<string, Asset>();
+
+  constructor(@Inject(WEB_ROOT) root: string) {
+    this.page = readFileSync(join(root, 'index.html'));
+    const dir = join(root, 'assets');
+    for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+      const type = TYPES[extname(name)];
+      if (!type) continue;
+      const body = readFileSync(join(dir, name));
+      this.assets.set(name, { type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
+    }
   }
-  const sendPage = (reply: FastifyReply): FastifyReply =>
-    reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page);
-  fastify.get('/', (_request, reply) => sendPage(reply));
-  fastify.get('/*', (request: FastifyRequest, reply) => {
+
+  @Get()
+  root(@Res() reply: FastifyReply): void {
+    this.sendPage(reply);
+  }
+
+  @Get('assets/:name')
+  asset(@Req() request: FastifyRequest<{ Params: { name: string } }>, @Res() reply: FastifyReply): void {
+    const asset = this.assets.get(request.params.name);
+    if (!asset) {
+      reply.callNotFound();
+      return;
+    }
+    void reply.headers(SECURITY_HEADERS).header('cache-control', 'public, max-age=31536000, immutable').header('etag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) void reply.code(304).send();
+    else void reply.type(asset.type).send(asset.body);
+  }
+
+  /** The history fallback: `*` is escaped in the prefix's exclusions (WEB_APP_PATHS), where it would be a pattern. */
+  @Get('*')
+  fallback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     const path = request.url.split('?')[0];
     const wantsPage = (request.headers.accept ?? '').includes('text/html');
-    if (NOT_APP.test(path) || !wantsPage) return reply.callNotFound();
-    return sendPage(reply);
-  });
-  return true;
+    if (isReserved(path) || !wantsPage) reply.callNotFound();
+    else this.sendPage(reply);
+  }
+
+  private sendPage(reply: FastifyReply): void {
+    void reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(this.page);
+  }
+}
+
+/** The web app's GET routes, as the /v1 prefix excludes them (a literal `*`, escaped). */
+export const WEB_APP_PATHS = ['/', 'assets/:name', '\\*'];
+
+/** The web app when there is a build to serve (`root`); nothing when there is none (the API runs alone). */
+@Module({})
+export class WebAppModule {
+  static forRoot(root: string | null): DynamicModule {
+    if (root === null) return { module: WebAppModule };
+    return { module: WebAppModule, controllers: [WebAppController], providers: [{ provide: WEB_ROOT, useValue: root }] };
+  }
 }

@@ -21,12 +21,8 @@ import { exampleOf as exampleFrom, MissingExampleError } from './examples';
 import { normalizeDocument } from './oas31';
 import { MCP_TAG, MCP_TAG_DESCRIPTION, mcpPath } from './mcp-path';
 import { OPERATOR_SCHEME, operatorPaths } from './operator-paths';
-import { mountReferenceUi } from './reference-ui';
+import { DOCS_PATH, OPENAPI_PATH } from './reference-ui';
 import { SCHEMA_PREFIX, validationSchemas } from './validation-schemas';
-
-/** D-6: both served outside the /v1 prefix and without credentials. */
-export const OPENAPI_PATH = '/openapi.yaml';
-export const DOCS_PATH = '/docs';
 
 export const BEARER_SCHEME = 'bearer';
 
@@ -391,14 +387,14 @@ export function buildOpenApiDocument(app: INestApplication, prefix: string): Ope
 }
 
 /**
- * D-6: serves the document at GET /openapi.yaml (@nestjs/swagger's YAML
- * route) and the Swagger UI reference at GET /docs (./reference-ui.ts).
- * Both are registered on Fastify directly: outside the prefix, and public
- * (the auth guard only guards Nest routes under /v1).
+ * D-6: serves the document at GET /openapi.yaml, outside the prefix and
+ * public. The one route the gateway does not declare in a controller:
+ * @nestjs/swagger registers its YAML route itself, from the document built
+ * here once every controller is known. The reference page that reads it is
+ * ./reference-ui.ts.
  */
 export function mountApiDocs(app: NestFastifyApplication, prefix: string): OpenAPIObject {
   const document = buildOpenApiDocument(app, prefix);
   SwaggerModule.setup(DOCS_PATH, app, document, { ui: false, raw: ['yaml'], yamlDocumentUrl: OPENAPI_PATH });
-  mountReferenceUi(app.getHttpAdapter().getInstance(), DOCS_PATH, OPENAPI_PATH);
   return document;
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The swagger-ui-dist files the page loads, with their media types. */
 const ASSETS: Record<string, string> = {
@@ -46,27 +48,55 @@ const page = (path: string): string => `<!doctype html>
 const init = (documentUrl: string): string =>
   `window.ui = SwaggerUIBundle(${JSON.stringify({ url: documentUrl, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null })});\n`;
 
+/** The reference page's path (D-6), outside the /v1 prefix and public. */
+export const DOCS_PATH = '/docs';
+/** The document the page reads, served by @nestjs/swagger (openapi.ts). */
+export const OPENAPI_PATH = '/openapi.yaml';
+
+interface ReferenceFile {
+  type: string;
+  body: string | Buffer;
+}
+
 /**
  * The interactive reference (D-6): Swagger UI from the swagger-ui-dist
- * package, served by this process at `path` and reading the document at
- * `documentUrl`. Registered on Fastify directly (no static-file plugin: the
- * page needs three files, read once at start).
+ * package, served by this process at `/docs` and reading the document at
+ * `/openapi.yaml`. No static-file plugin: the page needs three files, read
+ * once at start.
  */
-export function mountReferenceUi(fastify: FastifyInstance, path: string, documentUrl: string): void {
-  const dist = dirname(require.resolve('swagger-ui-dist/package.json'));
-  const files: Array<[url: string, type: string, body: string | Buffer]> = [
-    [path, 'text/html; charset=utf-8', page(path)],
-    [`${path}/init.js`, 'text/javascript; charset=utf-8', init(documentUrl)],
-    ...Object.entries(ASSETS).map(([name, type]): [string, string, Buffer] => [`${path}/${name}`, type, readFileSync(join(dist, name))]),
-  ];
-  for (const [url, type, body] of files) {
-    fastify.get(url, (_request, reply) =>
-      reply
-        .type(type)
-        .header('content-security-policy', CONTENT_SECURITY_POLICY)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'public, max-age=3600')
-        .send(body),
-    );
+@ApiExcludeController()
+@Controller(DOCS_PATH.slice(1))
+export class ReferenceUiController {
+  private readonly files = new Map<string, ReferenceFile>();
+
+  constructor() {
+    const dist = dirname(require.resolve('swagger-ui-dist/package.json'));
+    this.files.set('', { type: 'text/html; charset=utf-8', body: page(DOCS_PATH) });
+    this.files.set('init.js', { type: 'text/javascript; charset=utf-8', body: init(OPENAPI_PATH) });
+    for (const [name, type] of Object.entries(ASSETS)) this.files.set(name, { type, body: readFileSync(join(dist, name)) });
+  }
+
+  @Get()
+  page(@Res() reply: FastifyReply): void {
+    this.send(reply, '');
+  }
+
+  @Get(':file')
+  file(@Req() request: FastifyRequest<{ Params: { file: string } }>, @Res() reply: FastifyReply): void {
+    this.send(reply, request.params.file);
+  }
+
+  private send(reply: FastifyReply, name: string): void {
+    const file = this.files.get(name);
+    if (!file) {
+      reply.callNotFound();
+      return;
+    }
+    void reply
+      .type(file.type)
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=3600')
+      .send(file.body);
   }
 }
