@@ -31,6 +31,7 @@ export * from './status/status.module';
 export * from './pagination/signed-cursor';
 export * from './pagination/byte-budget';
 export * from './projection/replay';
+export * from './projection/member-projection';
 export * from './transport';
 export * from './work/backoff';
 export * from './work/work-loop';

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { PlateMembersConsumer } from './members.consumer';
+import { MemberProjectionConsumer } from '@worktrack/platform';
 import { PlateMembersRepository } from './members.repository';
-import { PlateMembersService } from './members.service';
 
+/** Plate's members projection (time zone, working days, capacity, version, active), fed by identity's member states. */
 @Module({
-  controllers: [PlateMembersConsumer],
-  providers: [PlateMembersRepository, PlateMembersService],
+  controllers: [MemberProjectionConsumer('plate.members', PlateMembersRepository)],
+  providers: [PlateMembersRepository],
   exports: [PlateMembersRepository],
 })
 export class PlateMembersModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { MemberProfileV1, MemberV1, WorkingHours } from '@worktrack/contracts';
-import { schemaOf } from '@worktrack/platform';
+import { schemaOf, type MemberProjectionStore } from '@worktrack/platform';
 import { PlateMemberEntity } from './entities/plate-member.entity';
 
 /** What the plate needs of a member to put items on their days. */
@@ -17,14 +17,13 @@ export interface PlateMember {
 
 /** The plate's projection of identity's members. */
 @Injectable()
-export class PlateMembersRepository {
+export class PlateMembersRepository implements MemberProjectionStore {
   private readonly table: string;
 
   constructor(private readonly dataSource: DataSource) {
     this.table = `"${schemaOf(dataSource)}"."members"`;
   }
 
-  /** Idempotent, and never older: a row is replaced only by the same or a newer version of the member. */
   async upsert(member: MemberV1): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO ${this.table} AS m (member_id, workspace_id, timezone, working_hours, plate_capacity, version, active, updated_at)
@@ -45,7 +44,6 @@ export class PlateMembersRepository {
     );
   }
 
-  /** How many members the projection holds (0: rebuild it from the member topic). */
   async count(): Promise<number> {
     return this.dataSource.manager.count(PlateMemberEntity);
   }

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { SessionsMembersConsumer } from './members.consumer';
+import { MemberProjectionConsumer } from '@worktrack/platform';
 import { SessionsMembersRepository } from './members.repository';
-import { SessionsMembersService } from './members.service';
 
-/** The members projection (profile time zones, D-29), fed by identity's member changes. */
+/** The members projection (profile time zones, D-29), fed by identity's member states. */
 @Module({
-  controllers: [SessionsMembersConsumer],
-  providers: [SessionsMembersRepository, SessionsMembersService],
+  controllers: [MemberProjectionConsumer('sessions.members', SessionsMembersRepository)],
+  providers: [SessionsMembersRepository],
   exports: [SessionsMembersRepository],
 })
 export class SessionsMembersModule {}

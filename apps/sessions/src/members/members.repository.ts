@@ -1,26 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ActorV1, MemberV1 } from '@worktrack/contracts';
-import { schemaOf } from '@worktrack/platform';
+import { schemaOf, type MemberProjectionStore } from '@worktrack/platform';
 
 /** The members projection: the latest time zone identity published for each member. */
 @Injectable()
-export class SessionsMembersRepository {
+export class SessionsMembersRepository implements MemberProjectionStore {
   private readonly table: string;
 
   constructor(private readonly dataSource: DataSource) {
     this.table = `"${schemaOf(dataSource)}"."members"`;
   }
 
-  /** Idempotent, and never older: a row is replaced only by the same or a newer version of the member. */
-  async upsert(member: MemberV1, at: Date): Promise<void> {
+  async upsert(member: MemberV1): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO ${this.table} AS m (member_id, workspace_id, timezone, version, updated_at)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (member_id) DO UPDATE
          SET workspace_id = EXCLUDED.workspace_id, timezone = EXCLUDED.timezone, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
          WHERE m.version <= EXCLUDED.version`,
-      [member.memberId, member.workspaceId, member.timezone, member.version ?? 0, at],
+      [member.memberId, member.workspaceId, member.timezone, member.version ?? 0, new Date()],
     );
   }
 
