@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { EventsStored, parsePayload, Topics } from '@worktrack/contracts';
-import { memberWithToken, startAppProcess, testKafka, type AppProcess, type MemberWithToken, type TestKafka } from '@worktrack/testing';
+import { EventsStored } from '@worktrack/contracts';
+import {
+  memberWithToken,
+  readTopic,
+  startAppProcess,
+  testKafka,
+  type AppProcess,
+  type MemberWithToken,
+  type TestKafka,
+} from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
 
 interface Accepted {
@@ -188,16 +196,8 @@ describe('activity ingestion end to end', () => {
   it('loses nothing when the service dies between the commit and the publish (outbox), and stores nothing twice', async () => {
     const kafka: TestKafka = testKafka('outbox-reader');
     const published: string[][] = [];
-    const reader = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`kill-reader-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.ingestionEvents)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: ({ message }) => {
-        const stored = parsePayload(EventsStored.payload, JSON.parse(String(message.value)));
-        if (stored.memberId === victim) published.push(stored.events.map((e) => e.eventId));
-        return Promise.resolve();
-      },
+    const reader = await readTopic(kafka.client, EventsStored, ({ payload: stored }) => {
+      if (stored.memberId === victim) published.push(stored.events.map((e) => e.eventId));
     });
     // A member of its own (a JWT must name a member that exists in its workspace), so no other test's events mix in.
     const own = memberWithToken({ workspace: `ing-kill-${run}`, email: `k-${run}@example.com` });

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import {
-  allTopics,
-  EventsStored,
-  IngestEvents,
-  parsePayload,
-  SessionChanged,
-  Topics,
-  type ActorV1,
-  type ActivityEventInputV1,
-} from '@worktrack/contracts';
+import { allTopics, EventsStored, IngestEvents, SessionChanged, type ActorV1, type ActivityEventInputV1 } from '@worktrack/contracts';
 import { CommandClient, ensureTopics, startService, type RunningConsumer } from '@worktrack/platform';
 import {
   eventually,
   MessagePublisher,
   prng,
+  readTopic,
   referenceLink,
   scenario,
   ownNamespace,
@@ -71,16 +63,8 @@ describe('ingestion: the link audit heals lost links', () => {
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();
     publisher = new MessagePublisher(kafka.client);
-    reader = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`replay-reader-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.ingestionEvents)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: ({ message }) => {
-        const payload = parsePayload(EventsStored.payload, JSON.parse(String(message.value)));
-        if (payload.replay) replayed.push({ memberId: payload.memberId, eventIds: payload.events.map((e) => e.eventId) });
-        return Promise.resolve();
-      },
+    reader = await readTopic(kafka.client, EventsStored, ({ payload }) => {
+      if (payload.replay) replayed.push({ memberId: payload.memberId, eventIds: payload.events.map((e) => e.eventId) });
     });
   }, 120_000);
 

@@ -3,8 +3,6 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   IngestUsage,
   ListUsage,
-  parsePayload,
-  Topics,
   UsageLinked,
   UsageStored,
   type ActorV1,
@@ -12,7 +10,7 @@ import {
   type UsageStoredV1,
 } from '@worktrack/contracts';
 import { CommandClient, startService, type RunningConsumer } from '@worktrack/platform';
-import { eventually, MessagePublisher, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { eventually, MessagePublisher, readTopic, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
 import { IngestionAppModule } from '../src/app.module';
 
@@ -46,16 +44,7 @@ describe('ingestion: usage records', () => {
     kafka = testKafka('ingestion-usage-it');
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 10_000 });
     await rpc.start();
-    reader = await kafka.client.startConsumer({
-      groupId: kafka.client.group(`usage-reader-${randomUUID()}`),
-      topics: [kafka.client.topic(Topics.ingestionUsage)],
-      fromBeginning: true,
-      concurrency: 1,
-      eachMessage: ({ message }) => {
-        stored.push(parsePayload(UsageStored.payload, JSON.parse(String(message.value))));
-        return Promise.resolve();
-      },
-    });
+    reader = await readTopic(kafka.client, UsageStored, ({ payload }) => stored.push(payload));
   });
 
   afterAll(async () => {
