@@ -1,7 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { importJWK, type JWTHeaderParameters } from 'jose';
 import { GetSigningKeys, type PublicJwkV1 } from '@worktrack/contracts';
-import { type AppLogger, CommandClient, LOGGER } from '@worktrack/platform';
+import { type AppLogger, CommandClient, LOGGER, WorkLoop } from '@worktrack/platform';
 import { GatewayConfig } from '../gateway.config';
 import { unauthenticated } from './auth.errors';
 
@@ -22,24 +22,35 @@ const REFRESH_MS = 5 * 60_000;
  * stop verifying.
  */
 @Injectable()
-export class SessionKeys implements OnApplicationBootstrap {
+export class SessionKeys implements OnApplicationBootstrap, OnModuleDestroy {
   private keys: PublicJwkV1[] = [];
   private readonly imported = new Map<string, VerifyKey>();
   private fetchedAt = 0;
   private fetching?: Promise<void>;
+  private readonly refresh: WorkLoop;
 
   constructor(
     private readonly commands: CommandClient,
     private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
-  ) {}
+  ) {
+    // A refresh that fails is tried again at the next interval; a token naming an unknown `kid` fetches sooner.
+    this.refresh = new WorkLoop({ name: 'session-keys', intervalMs: REFRESH_MS, logger }, async () => {
+      await this.fetch('refresh').catch(() => undefined);
+      return false;
+    });
+  }
 
   /** Fetches the set at start when identity answers; a gateway starts without it (the first token fetches it). */
   onApplicationBootstrap(): void {
     void this.fetch('start').catch((err: unknown) =>
       this.logger.warn({ err }, 'session-JWT keys not fetched at start; fetched on first use'),
     );
-    setInterval(() => void this.fetch('refresh').catch(() => undefined), REFRESH_MS).unref();
+    this.refresh.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.refresh.stop();
   }
 
   /** The RFC 7517 key set (public keys only). */
