@@ -21,7 +21,7 @@ export class OidcFlowsRepository {
       .delete()
       .from(OidcFlowEntity)
       .where('binding_hash = :bindingHash', { bindingHash })
-      .returning(['provider', 'state', 'nonce', 'code_verifier', 'return_to', 'expires_at'])
+      .returning('*')
       .execute();
     const row = (result.raw as Array<Record<string, unknown>>)[0];
     if (!row) return null;

@@ -14,7 +14,10 @@ export class SignInProviderV1 {
   @IsString() @MaxLength(200) name!: string;
 }
 
-export class SignInMethodsQueryV1 {}
+/** Who asks (for the logs); the answer is the same for everyone. */
+export class SignInMethodsQueryV1 {
+  @IsString() @MaxLength(64) reason!: string;
+}
 
 /** D-41: how people sign in here: the single sign-on providers, and whether password sign-in is on. */
 export class SignInMethodsV1 {
