@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import type {
   FinishOidcSignInV1,
@@ -8,7 +8,7 @@ import type {
   SignInMethodsV1,
   StartOidcSignInV1,
 } from '@worktrack/contracts';
-import { DomainError, SecretBox } from '@worktrack/platform';
+import { type AppLogger, DomainError, LOGGER, SecretBox } from '@worktrack/platform';
 import { IdentityConfig } from '../../identity.config';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS, toMemberV1 } from '../../members/member.mapper';
 import { MembersPublisher } from '../../members/members.publisher';
@@ -51,7 +51,6 @@ interface PersonClaims {
  */
 @Injectable()
 export class OidcService {
-  private readonly logger = new Logger(OidcService.name);
   private readonly providers: Map<string, OidcProviderConfig>;
   private readonly discovered = new Map<string, Promise<oidc.Configuration>>();
 
@@ -62,6 +61,7 @@ export class OidcService {
     private readonly sessions: BrowserSessionsService,
     private readonly box: SecretBox,
     private readonly config: IdentityConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
     const { providers } = parseOidcProviders(config.OIDC_PROVIDERS, config.NODE_ENV === 'production');
     this.providers = new Map(providers.map((p) => [p.id, p]));
