@@ -86,7 +86,7 @@ export class OidcController {
       'A browser navigation (not an API call): redirects to the provider (authorization code with PKCE, `state` and `nonce`), bound ' +
       'to this browser by a short-lived cookie. An unknown provider, or one that cannot be reached, ends on an HTML page that says why.',
   })
-  @ApiParam({ name: 'provider', description: 'A provider id from `GET /v1/auth/providers`.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source } })
+  @ApiParam({ name: 'provider', description: 'A provider id from `GET /v1/auth/providers`.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] } })
   @ApiResponse({ status: 302, description: 'To the provider’s sign-in.' })
   @ApiErrors(ErrorCode.NOT_FOUND)
   async start(
@@ -127,7 +127,7 @@ export class OidcController {
       'provider lets new people join and the domain is allowed), sets the refresh cookie and redirects to `return_to`. A refusal ' +
       '(unverified email, a domain that is not allowed, a `state` or code used already) is an HTML page that says why.',
   })
-  @ApiParam({ name: 'provider', description: 'The provider the sign-in started with.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source } })
+  @ApiParam({ name: 'provider', description: 'The provider the sign-in started with.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] } })
   @ApiResponse({ status: 302, description: 'Signed in (the refresh cookie is set): to `return_to` on this origin.' })
   @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN)
   async callback(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
