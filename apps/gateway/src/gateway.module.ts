@@ -23,6 +23,7 @@ import { StatusService } from './status/status.service';
 import { TokensController } from './tokens/tokens.controller';
 import { InvitesController } from './sign-in/invites.controller';
 import { JwksController } from './sign-in/jwks.controller';
+import { OidcController } from './sign-in/oidc.controller';
 import { SignInController } from './sign-in/sign-in.controller';
 import { TwoFactorController } from './sign-in/two-factor.controller';
 import { ModelPricesController, UsageController } from './usage/usage.controller';
@@ -43,6 +44,7 @@ import { ModelPricesController, UsageController } from './usage/usage.controller
     ActivityController,
     McpController,
     SignInController,
+    OidcController,
     InvitesController,
     JwksController,
     TwoFactorController,

@@ -79,7 +79,17 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 /** Documented routes outside /v1, each path item with servers of its own: the provider webhooks, the operator routes, the session JWTs' keys. */
 const OUTSIDE_API = /^\/(hooks\/|healthz$|readyz$|metrics$|status$|mcp$|\.well-known\/jwks\.json$)/;
 /** The /v1 routes that take no bearer credential: signing in (D-38 … D-40). */
-const PUBLIC_API = new Set(['POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'POST /auth/accept-invite']);
+const PUBLIC_API = new Set([
+  'POST /auth/login',
+  'POST /auth/refresh',
+  'POST /auth/logout',
+  'POST /auth/accept-invite',
+  'GET /auth/providers',
+  'GET /auth/oidc/{provider}/start',
+  'GET /auth/oidc/{provider}/callback',
+]);
+/** D-41: browser navigations, not API calls: they answer a redirect (or an HTML page that says why), never `{ data }`. */
+const BROWSER_NAVIGATIONS = new Set(['GET /auth/oidc/{provider}/start', 'GET /auth/oidc/{provider}/callback']);
 /** The MCP transport's GET and DELETE answer 405 (a stateless server, as the protocol asks): named in POST /mcp's description. */
 const PROTOCOL_405 = /^(GET|DELETE) \/mcp$/;
 
@@ -258,6 +268,10 @@ describe('D-6: the OpenAPI document at GET /openapi.yaml and the reference at GE
 
   it('documents every success body as { data } (D-1), the member as D-13 says', () => {
     for (const [name, operation] of apiOperations()) {
+      if (BROWSER_NAVIGATIONS.has(name)) {
+        expect({ name, redirect: '302' in operation.responses }).toEqual({ name, redirect: true });
+        continue;
+      }
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
       expect({ name, successes: success.length }).toEqual({ name, successes: 1 });
       const body = success[0][1].content?.['application/json']?.schema;

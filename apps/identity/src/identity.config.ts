@@ -1,5 +1,6 @@
 import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvBool, EnvInt, EnvString, ServiceConfig } from '@worktrack/platform';
+import { parseOidcProviders } from './auth/oidc/oidc-providers';
 
 /** A development-only key ring for secrets identity keeps at rest; refused when NODE_ENV=production. */
 export const DEV_IDENTITY_SECRET_KEYS = 'dev:ZGV2LW9ubHktaW5zZWN1cmUtaWRlbnRpdHkta2V5ISE=';
@@ -74,6 +75,15 @@ export class IdentityConfig extends ServiceConfig {
   @IsBoolean()
   PASSWORD_LOGIN = true;
 
+  /**
+   * D-41: single sign-on providers, a JSON array of `{ id, name, issuer,
+   * client_id, client_secret, workspace, allowed_email_domains, allow_signup }`;
+   * the redirect URI of each is `<PUBLIC_URL>/v1/auth/oidc/<id>/callback`.
+   */
+  @EnvString()
+  @IsString()
+  OIDC_PROVIDERS = '[]';
+
   override crossCheck(): string[] {
     const issues = super.crossCheck();
     if (this.NODE_ENV === 'production' && this.IDENTITY_SECRET_KEYS === DEV_IDENTITY_SECRET_KEYS) {
@@ -82,6 +92,7 @@ export class IdentityConfig extends ServiceConfig {
     if (this.NODE_ENV === 'production' && this.SESSION_SIGNING_KEYS === '') {
       issues.push('SESSION_SIGNING_KEYS: required when NODE_ENV=production (generated keys are for development and tests)');
     }
+    issues.push(...parseOidcProviders(this.OIDC_PROVIDERS, this.NODE_ENV === 'production').issues);
     return issues;
   }
 }

@@ -98,6 +98,41 @@ describe('sign-in (D-39 … D-41, D-44 names)', () => {
     expect(alert.textContent).not.toMatch(/raw server message|\{|401/);
   });
 
+  it('shows one button per provider and no password form when password sign-in is off (D-41)', async () => {
+    const api = await withApi({
+      'GET /v1/auth/providers': () =>
+        json({
+          data: [
+            { id: 'corp', name: 'Corp SSO' },
+            { id: 'partner', name: 'Partner ID' },
+          ],
+          meta: { password_login: false },
+        }),
+    });
+    close = api.close;
+    const { SignIn } = await import('../src/features/auth/SignIn');
+    renderWithQuery(<SignIn returnTo="/sessions" />);
+    expect(await screen.findByRole('link', { name: 'Sign in with Partner ID' })).toHaveProperty(
+      'href',
+      `${api.origin}/v1/auth/oidc/partner/start?return_to=%2Fsessions`,
+    );
+    expect(screen.getByRole('link', { name: 'Sign in with Corp SSO' })).toBeTruthy();
+    expect(screen.queryByLabelText('Password')).toBeNull();
+    expect(screen.queryByLabelText('Email')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Sign in' })).toBeNull();
+    await expectAccessible();
+  });
+
+  it('keeps the password form, with no provider buttons, when none is configured (D-41)', async () => {
+    const api = await withApi({ 'GET /v1/auth/providers': () => json({ data: [], meta: { password_login: true } }) });
+    close = api.close;
+    const { SignIn } = await import('../src/features/auth/SignIn');
+    renderWithQuery(<SignIn returnTo={null} />);
+    await waitFor(() => expect(api.requests.some((r) => r.path === '/v1/auth/providers')).toBe(true));
+    expect(screen.getByLabelText('Password')).toBeTruthy();
+    expect(screen.queryByRole('navigation', { name: 'Single sign-on' })).toBeNull();
+  });
+
   it('never follows a return_to to another origin', async () => {
     const { safeReturnTo } = await import('../src/lib/router');
     expect(safeReturnTo('//evil.example.com/x')).toBe('/');

@@ -13,6 +13,9 @@ import {
   GetSigningKeys,
   ListBrowserSessions,
   ListInvites,
+  ListSignInMethods,
+  StartOidcSignIn,
+  FinishOidcSignIn,
   RefreshBrowserSession,
   SignIn,
   SignOut,
@@ -22,11 +25,12 @@ import {
 import { HandleCommand } from '@worktrack/platform';
 import { BrowserSessionsService } from './browser-sessions.service';
 import { InvitesService } from './invites.service';
+import { OidcService } from './oidc/oidc.service';
 import { SignInService } from './sign-in.service';
 import { SigningKeys } from './signing-keys';
 import { TwoFactorService } from './two-factor.service';
 
-/** People's access on `identity.commands`: sign-in, browser sessions, invites, signing keys (D-38 … D-40). */
+/** People's access on `identity.commands`: sign-in, single sign-on, browser sessions, invites, signing keys (D-38 … D-41). */
 @Controller()
 export class AuthConsumer {
   constructor(
@@ -35,6 +39,7 @@ export class AuthConsumer {
     private readonly invites: InvitesService,
     private readonly keys: SigningKeys,
     private readonly twoFactor: TwoFactorService,
+    private readonly oidc: OidcService,
   ) {}
 
   @HandleCommand(SignIn)
@@ -115,5 +120,20 @@ export class AuthConsumer {
   @HandleCommand(UpdateWorkspace)
   updateWorkspace(@Payload() command: PayloadOf<typeof UpdateWorkspace>) {
     return this.twoFactor.updateWorkspace(command);
+  }
+
+  @HandleCommand(ListSignInMethods)
+  signInMethods() {
+    return this.oidc.methods();
+  }
+
+  @HandleCommand(StartOidcSignIn)
+  startOidc(@Payload() command: PayloadOf<typeof StartOidcSignIn>) {
+    return this.oidc.start(command);
+  }
+
+  @HandleCommand(FinishOidcSignIn)
+  finishOidc(@Payload() command: PayloadOf<typeof FinishOidcSignIn>) {
+    return this.oidc.finish(command);
   }
 }

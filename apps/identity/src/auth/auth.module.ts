@@ -7,6 +7,8 @@ import { AuthRepository } from './auth.repository';
 import { BrowserSessionsService } from './browser-sessions.service';
 import { InvitesRepository } from './invites.repository';
 import { InvitesService } from './invites.service';
+import { OidcFlowsRepository } from './oidc/oidc-flows.repository';
+import { OidcService } from './oidc/oidc.service';
 import { PasswordHasher } from './password-hasher';
 import { SecretBox } from '@worktrack/platform';
 import { SignInService } from './sign-in.service';
@@ -14,7 +16,7 @@ import { SigningKeys } from './signing-keys';
 import { TwoFactorPolicyCheck } from './two-factor-policy';
 import { TwoFactorService } from './two-factor.service';
 
-/** People's access (D-38 … D-42): passwords, browser sessions and their JWTs, invites, two-factor. */
+/** People's access (D-38 … D-42): passwords, single sign-on, browser sessions and their JWTs, invites, two-factor. */
 @Module({
   imports: [IdentityMembersModule],
   controllers: [AuthConsumer],
@@ -34,6 +36,8 @@ import { TwoFactorService } from './two-factor.service';
     SignInService,
     InvitesService,
     TwoFactorService,
+    OidcFlowsRepository,
+    OidcService,
   ],
   exports: [InvitesService, BrowserSessionsService],
 })

@@ -1,5 +1,6 @@
 import { BrowserSessionEntity } from '../auth/entities/browser-session.entity';
 import { CredentialEntity } from '../auth/entities/credential.entity';
+import { OidcFlowEntity } from '../auth/entities/oidc-flow.entity';
 import { InviteEntity } from '../auth/entities/invite.entity';
 import { RecoveryCodeEntity } from '../auth/entities/recovery-code.entity';
 import { RefreshSecretEntity } from '../auth/entities/refresh-secret.entity';
@@ -14,6 +15,7 @@ import { IdentityOutbox1763760000001 } from './migrations/1763760000001-Identity
 import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-IdentityMemberVersions';
 import { IdentityPeopleAccess1764300000000 } from './migrations/1764300000000-IdentityPeopleAccess';
 import { IdentityTokenStates1766000000000 } from './migrations/1766000000000-IdentityTokenStates';
+import { IdentityOidcFlows1766500000000 } from './migrations/1766500000000-IdentityOidcFlows';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
@@ -29,6 +31,7 @@ export const identityDatabase = {
     RecoveryCodeEntity,
     SigningKeyEntity,
     SignInFailureEntity,
+    OidcFlowEntity,
   ],
   migrations: [
     IdentityInit1763750000000,
@@ -37,5 +40,6 @@ export const identityDatabase = {
     IdentityMemberVersions1764000000000,
     IdentityPeopleAccess1764300000000,
     IdentityTokenStates1766000000000,
+    IdentityOidcFlows1766500000000,
   ],
 };

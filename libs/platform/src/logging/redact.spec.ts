@@ -85,6 +85,38 @@ describe('log redaction (logs never hold credentials)', () => {
     });
   });
 
+  it('removes the single sign-on secrets: code, state, nonce, PKCE verifier, client secrets (D-41)', () => {
+    const callback = '/v1/auth/oidc/corp/callback?code=c0de-value-123&state=st4te-value-456&iss=https%3A%2F%2Fidp.example';
+    expect(redactString(callback)).toBe(`/v1/auth/oidc/corp/callback?code=${REDACTED}&state=${REDACTED}&iss=https%3A%2F%2Fidp.example`);
+    expect(redactString('https://idp.example/auth?client_id=wt&nonce=n0nce-value-789&code_verifier=v3rifier')).not.toMatch(
+      /n0nce-value-789|v3rifier/,
+    );
+    const out = redact({
+      command: {
+        provider: 'corp',
+        callbackQuery: 'code=c0de&state=st4te',
+        codeVerifier: 'v3rifier-value',
+        nonce: 'n0nce-value',
+        bindingSha256: 'ab'.repeat(32),
+        authorizationUrl: 'https://idp.example/auth?state=s&nonce=n',
+      },
+      config: { OIDC_PROVIDERS: '[{"client_secret":"s3cret"}]', client_secret: 's3cret' },
+      cookies: { wt_oidc: 'binding-value' },
+    });
+    expect(out).toEqual({
+      command: {
+        provider: 'corp',
+        callbackQuery: REDACTED,
+        codeVerifier: REDACTED,
+        nonce: REDACTED,
+        bindingSha256: REDACTED,
+        authorizationUrl: REDACTED,
+      },
+      config: { OIDC_PROVIDERS: REDACTED, client_secret: REDACTED },
+      cookies: { wt_oidc: REDACTED },
+    });
+  });
+
   it('survives cycles and depth', () => {
     const a: Record<string, unknown> = { name: 'a' };
     a.self = a;

@@ -20,9 +20,12 @@ const SECRET_SUFFIX = /(secret|secretkeys|token|password|passwd|apikey|privateke
 /**
  * People's access (D-38 … D-42): password digests and the hashes of refresh,
  * invite and recovery secrets stand for the secret itself; one-time codes too.
+ * Single sign-on (D-41): the PKCE verifier, the nonce, the callback's query
+ * (code and state), the authorization URL (state and nonce), the binding
+ * cookie and the providers' configuration (client secrets).
  */
 const SIGN_IN_SECRET =
-  /(digest|sha256|sha256s|totpcode|recoverycode|recoverycodes|refreshcookie|wtrefresh|privatejwk|totpsecret|totppending)$/;
+  /(digest|sha256|sha256s|totpcode|recoverycode|recoverycodes|refreshcookie|wtrefresh|privatejwk|totpsecret|totppending|codeverifier|nonce|callbackquery|authorizationurl|wtoidc|oidcproviders)$/;
 
 const normalise = (name: string): string => name.toLowerCase().replace(/[-_.\s]/g, '');
 
@@ -59,8 +62,12 @@ const RULES: Rule[] = [
   { when: (s) => s.includes('='), pattern: /\b(sha256|sha1|v0)=[0-9a-f]{16,}/gi, replace: (_m, alg) => `${alg}=${REDACTED}` },
 ];
 
-/** Short names that are credentials as query parameters (`?key=…`, `?sig=…`, OAuth's `?code=…`), though too common to redact as log fields. */
-const QUERY_ONLY_SECRET_NAME = /^(key|sig|auth|code|pass|pwd|hash)$/;
+/**
+ * Short names that are credentials as query parameters (`?key=…`, `?sig=…`,
+ * OAuth's `?code=…` and `?state=…`, OpenID's `?nonce=…`), though too common
+ * to redact as log fields.
+ */
+const QUERY_ONLY_SECRET_NAME = /^(key|sig|auth|code|pass|pwd|hash|state|nonce|codeverifier)$/;
 
 /** Whether a query parameter of this name holds a credential. */
 export const isSecretQueryName = (name: string): boolean => isSecretName(name) || QUERY_ONLY_SECRET_NAME.test(normalise(name));

@@ -1352,6 +1352,91 @@ export const REQUEST_SCHEMAS = {
       "additionalProperties": false
     }
   },
+  "oidc.callback": {
+    "method": "GET",
+    "path": "/auth/oidc/{provider}/callback",
+    "summary": "Come back from a provider",
+    "description": "Where the provider sends the browser back (the redirect URI to register with it). Checks `state` against this browser’s cookie, and the ID token; links the verified email to the member of the provider’s workspace (or creates one when the provider lets new people join and the domain is allowed), sets the refresh cookie and redirects to `return_to`. A refusal (unverified email, a domain that is not allowed, a `state` or code used already) is an HTML page that says why.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "provider": {
+            "type": "string",
+            "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$",
+            "examples": [
+              "corp"
+            ],
+            "description": "The provider the sign-in started with."
+          }
+        },
+        "required": [
+          "provider"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "oidc.providers": {
+    "method": "GET",
+    "path": "/auth/providers",
+    "summary": "How people sign in here",
+    "description": "The single sign-on providers configured here (`data`, one “Sign in with …” button each) and whether password sign-in is on (`meta.password_login`).",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "oidc.start": {
+    "method": "GET",
+    "path": "/auth/oidc/{provider}/start",
+    "summary": "Start signing in with a provider",
+    "description": "A browser navigation (not an API call): redirects to the provider (authorization code with PKCE, `state` and `nonce`), bound to this browser by a short-lived cookie. An unknown provider, or one that cannot be reached, ends on an HTML page that says why.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {
+          "provider": {
+            "type": "string",
+            "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$",
+            "examples": [
+              "corp"
+            ],
+            "description": "A provider id from `GET /v1/auth/providers`."
+          }
+        },
+        "required": [
+          "provider"
+        ],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "operations.healthz": {
     "method": "GET",
     "path": "/healthz",

@@ -24,8 +24,15 @@ export async function acceptInvite(input: { token: string; password: string; dis
   acceptSignIn(await unwrap(api.POST('/auth/accept-invite', { body: input })));
 }
 
-export async function providers(): Promise<Provider[]> {
-  return (await request<{ data: Provider[] }>('GET', '/auth/providers')).data;
+/** D-41: how people sign in here: the providers, and whether password sign-in is on. */
+export interface SignInMethods {
+  providers: Provider[];
+  passwordLogin: boolean;
+}
+
+export async function signInMethods(): Promise<SignInMethods> {
+  const body = await request<{ data: Provider[]; meta?: { password_login?: boolean } }>('GET', '/auth/providers');
+  return { providers: body.data, passwordLogin: body.meta?.password_login !== false };
 }
 
 /** Where a provider's sign-in starts (a full navigation: the provider redirects back to `returnTo`). */

@@ -15,3 +15,4 @@ export * from './accept-invite.command';
 export * from './get-signing-keys.command';
 export * from './browser-session-ended.event';
 export * from './two-factor.commands';
+export * from './oidc.commands';
