@@ -24,6 +24,7 @@ import { JwksController } from './sign-in/jwks.controller';
 import { SignInController } from './sign-in/sign-in.controller';
 import { TwoFactorController } from './sign-in/two-factor.controller';
 import { ModelPricesController, UsageController } from './usage/usage.controller';
+import { ReportsController } from './reports/reports.controller';
 
 /**
  * The gateway's routes. Global guards run in this order: authentication and
@@ -48,6 +49,7 @@ import { ModelPricesController, UsageController } from './usage/usage.controller
     TwoFactorController,
     UsageController,
     ModelPricesController,
+    ReportsController,
   ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })
