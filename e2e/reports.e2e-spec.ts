@@ -65,8 +65,8 @@ describe('reports, end to end', () => {
     Object.fromEntries(s.data.map(({ group, ...metrics }) => [group.day as string, metrics]));
 
   beforeAll(async () => {
-    apps.push(...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation', 'reporting'].map((a) => startAppProcess(a)))));
-    gateway = await startAppProcess('gateway');
+    apps.push(...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation', 'reporting'].map((a) => startAppProcess(a, {}, 150_000)))));
+    gateway = await startAppProcess('gateway', {}, 150_000);
     apps.push(gateway);
     const workspace = `reports-${randomUUID().slice(0, 8)}`;
     owner = memberWithToken({ workspace, email: `o-${randomUUID().slice(0, 8)}@example.com`, timezone: 'Europe/Berlin' });

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Headers, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Query, Req, StreamableFile } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiOperation, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify/sync';
 import type { Type } from '@nestjs/common';
@@ -61,7 +62,7 @@ function ApiReport(model: Type, description: string, extra: { totals?: boolean; 
     additionalProperties: false,
     properties: {
       as_of: { type: 'string', format: 'date-time', description: 'Every write answered before this instant is included.' },
-      tz: { type: 'string' },
+      tz: { type: 'string', examples: ['Europe/Berlin'] },
       from: { type: 'string', format: 'date' },
       to: { type: 'string', format: 'date' },
       ...(extra.totals ? { totals: { $ref: getSchemaPath(ReportMetricsBody) } } : {}),
@@ -85,7 +86,11 @@ function ApiReport(model: Type, description: string, extra: { totals?: boolean; 
           },
         },
         'text/csv': {
-          schema: { type: 'string', description: 'With `Accept: text/csv`: RFC 4180, one header row, every row of the period (not paged).' },
+          schema: {
+            type: 'string',
+            description: 'With `Accept: text/csv`: RFC 4180, one header row, every row of the period (not paged).',
+            examples: ['day,tracked_seconds\r\n2026-03-02,3600\r\n'],
+          },
         },
       },
     })(target, key, descriptor);
@@ -111,8 +116,8 @@ export class ReportsController {
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(SummaryRowBody, 'One row per group with any activity, and the totals.', { totals: true })
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  summary(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Headers('accept') accept?: string) {
-    return this.answer('summary', p, q, accept);
+  summary(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Req() req: FastifyRequest) {
+    return this.answer('summary', p, q, req.headers.accept);
   }
 
   @Get('sessions')
@@ -121,8 +126,8 @@ export class ReportsController {
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(ReportSessionRowBody, 'A page of sessions, newest first.', { cursor: true })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.INVALID_CURSOR)
-  sessions(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Headers('accept') accept?: string) {
-    return this.answer('sessions', p, q, accept);
+  sessions(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Req() req: FastifyRequest) {
+    return this.answer('sessions', p, q, req.headers.accept);
   }
 
   @Get('activity')
@@ -131,8 +136,8 @@ export class ReportsController {
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(ActivityRowBody, 'One row per source and event type.')
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  activity(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Headers('accept') accept?: string) {
-    return this.answer('activity', p, q, accept);
+  activity(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Req() req: FastifyRequest) {
+    return this.answer('activity', p, q, req.headers.accept);
   }
 
   @Get('plate')
@@ -141,8 +146,8 @@ export class ReportsController {
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(PlateRowBody, 'One row per assignee and day with items.')
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  plate(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Headers('accept') accept?: string) {
-    return this.answer('plate', p, q, accept);
+  plate(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Req() req: FastifyRequest) {
+    return this.answer('plate', p, q, req.headers.accept);
   }
 
   private async answer(

@@ -101,7 +101,7 @@ export class SummaryRowBody extends ReportMetricsBody {
 export class ReportSessionRowBody {
   @ApiProperty({ format: 'uuid' }) session_id!: string;
   @ApiProperty({ format: 'uuid' }) member_id!: string;
-  @ApiProperty() intent_text!: string;
+  @ApiProperty({ example: 'Fix the flaky login test' }) intent_text!: string;
   @ApiProperty({ enum: ['active', 'paused', 'closed'] }) state!: string;
   @ApiProperty({ enum: ['timer', 'manual'] }) source!: string;
   @ApiProperty({ enum: WORK_TYPES }) work_type!: string;
@@ -109,7 +109,7 @@ export class ReportSessionRowBody {
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) project_id!: string | null;
   @ApiProperty({ format: 'date-time' }) started_at!: string;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) closed_at!: string | null;
-  @ApiProperty({ type: [String] }) user_tags!: string[];
+  @ApiProperty({ type: [String], example: ['billing'] }) user_tags!: string[];
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: 'integer' }) tracked_seconds!: number;
   @ApiProperty({ type: 'integer' }) paused_seconds!: number;
@@ -118,8 +118,8 @@ export class ReportSessionRowBody {
 }
 
 export class ActivityRowBody {
-  @ApiProperty() source_type!: string;
-  @ApiProperty() event_type!: string;
+  @ApiProperty({ example: 'github' }) source_type!: string;
+  @ApiProperty({ example: 'pull_request.merged' }) event_type!: string;
   @ApiProperty({ type: 'integer' }) in_session!: number;
   @ApiProperty({ type: 'integer' }) outside_session!: number;
 }
