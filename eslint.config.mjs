@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 /** SQL that names an outbox table: `INTO/FROM/UPDATE/JOIN/TABLE [schema.]outbox`. */
 const OUTBOX_SQL = String.raw`/(into|from|update|join|table)\s+("?[a-z_]+"?\s*\.\s*)?"?outbox\b/i`;
 
-const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'web'];
+const APPS = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting', 'web'];
 
 const noFocusOrSkip = ['it', 'test', 'describe'].flatMap((object) =>
   ['only', 'skip', 'todo'].map((property) => ({ object, property, message: 'No focused, skipped or todo tests in main.' })),

@@ -24,7 +24,7 @@ const reportAt = process.argv.indexOf('--report');
 const reportFile = reportAt > 0 ? process.argv[reportAt + 1] : undefined;
 const short = process.argv.includes('--short');
 const seed = arg('seed', Math.floor(Math.random() * 2 ** 31));
-const apps: AppName[] = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks'];
+const apps: AppName[] = ['gateway', 'identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting'];
 const t0 = Date.now();
 const log = (line: string): void => console.log(`[chaos +${((Date.now() - t0) / 1000).toFixed(1)} s] ${line}`);
 

@@ -11,7 +11,7 @@ import { call } from './http';
 // drain for all on SIGTERM; a consumer crashed for good in any hosted service
 // drains them all and exits 1.
 
-const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks'] as const;
+const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting'] as const;
 const run = randomUUID().slice(0, 8);
 
 interface Host {

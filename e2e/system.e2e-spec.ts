@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
 
-const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks'] as const;
+const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting'] as const;
 const TIMEOUT_MS = 5_000; // the default bound; a 40-request burst of /status fans out to every service and must fit it on a loaded 2-core machine
 
 interface StatusBody {

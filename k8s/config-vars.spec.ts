@@ -19,6 +19,7 @@ import { IngestionConfig } from '../apps/ingestion/src/ingestion.config';
 import { PlateConfig } from '../apps/plate/src/plate.config';
 import { SessionsConfig } from '../apps/sessions/src/sessions.config';
 import { WebhooksConfig } from '../apps/webhooks/src/webhooks.config';
+import { ReportingConfig } from '../apps/reporting/src/reporting.config';
 import { loadConfig, ConfigError } from '@worktrack/platform';
 
 const ROOT = join(__dirname, '..');
@@ -33,6 +34,7 @@ const CONFIGS = {
   plate: PlateConfig,
   connectors: ConnectorsConfig,
   webhooks: WebhooksConfig,
+  reporting: ReportingConfig,
 } as const;
 
 /** The environment variables one config class reads (its exposed properties, inherited ones included). */

@@ -23,6 +23,7 @@ const APP_PORTS = {
   sessions: 3104,
   plate: 3105,
   connectors: 3106,
+  reporting: 3108,
   webhooks: 3109,
 } as const satisfies Record<string, number>;
 type AppName = keyof typeof APP_PORTS;

@@ -3,7 +3,7 @@
 // reads the same layout from libs/testing).
 import { join } from 'node:path';
 
-export const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks'];
+export const SERVICES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting'];
 export const APPS = ['gateway', ...SERVICES];
 export const DEFAULT_PORTS = {
   gateway: 3000,
@@ -13,6 +13,7 @@ export const DEFAULT_PORTS = {
   sessions: 3104,
   plate: 3105,
   connectors: 3106,
+  reporting: 3108,
   webhooks: 3109,
 };
 export const mainOf = (root, app) => join(root, 'dist', 'apps', app, 'src', 'main.js');

@@ -36,7 +36,7 @@ import { AppConfig, createLogger, ensureDatabase, ensureTopics, KafkaClient, loa
 import { freePort, mainOf, repoRoot, runCreateMember } from '@worktrack/testing';
 import { createSupervisor, type SupervisorLike } from '../supervisor';
 
-export type AppName = 'gateway' | 'identity' | 'ingestion' | 'correlation' | 'sessions' | 'plate' | 'connectors' | 'webhooks';
+export type AppName = 'gateway' | 'identity' | 'ingestion' | 'correlation' | 'sessions' | 'plate' | 'connectors' | 'webhooks' | 'reporting';
 
 export interface ChaosOptions {
   /** Seeds the fault schedule (which replica, which broker, when). */

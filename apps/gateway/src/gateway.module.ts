@@ -27,6 +27,7 @@ import { OidcController } from './sign-in/oidc.controller';
 import { SignInController } from './sign-in/sign-in.controller';
 import { TwoFactorController } from './sign-in/two-factor.controller';
 import { ModelPricesController, UsageController } from './usage/usage.controller';
+import { ReportsController } from './reports/reports.controller';
 
 /**
  * The gateway's routes, every one a controller. Global guards run in this
@@ -50,6 +51,7 @@ import { ModelPricesController, UsageController } from './usage/usage.controller
     TwoFactorController,
     UsageController,
     ModelPricesController,
+    ReportsController,
   ],
   providers: [StatusService, { provide: APP_GUARD, useExisting: AuthGuard }, { provide: APP_GUARD, useExisting: RateLimitGuard }],
 })

@@ -29,3 +29,4 @@ export * from './input-safety';
 export * from './connectors/connectors.commands';
 export * from './connectors/edge-attestation';
 export * from './webhooks/webhooks.commands';
+export * from './reporting/reporting.commands';

@@ -69,6 +69,12 @@ export const Topics = {
     retentionMs: 1 * HOUR,
     description: 'Commands for the webhooks service (request/reply): endpoints, delivery log, replay.',
   },
+  reportingCommands: {
+    name: 'reporting.commands',
+    partitions: 6,
+    retentionMs: 1 * HOUR,
+    description: 'Commands for the reporting service (request/reply): the reports.',
+  },
   identityEvents: {
     name: 'identity.events',
     partitions: 6,
@@ -93,31 +99,31 @@ export const Topics = {
   ingestionEvents: {
     name: 'ingestion.events',
     partitions: 12,
-    retentionMs: 7 * DAY,
+    retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
     description: 'Activity events stored (one message per accepted batch), keyed by member id; read by correlation.',
   },
   ingestionUsage: {
     name: 'ingestion.usage',
     partitions: 12,
-    retentionMs: 7 * DAY,
+    retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
     description: 'Usage records stored (one message per accepted batch, D-45 … D-48), keyed by member id; read by correlation and reports.',
   },
   sessionsEvents: {
     name: 'sessions.events',
     partitions: 12,
-    retentionMs: 7 * DAY,
+    retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
     description: 'Every change to a work session (created, paused, resumed, closed, back-dated, auto-closed), keyed by member id.',
   },
   plateEvents: {
     name: 'plate.events',
     partitions: 6,
-    retentionMs: 7 * DAY,
+    retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
     description: 'Items put on plates (D-33), keyed by the assignee member id; read by webhooks.',
   },
   correlationLinks: {
     name: 'correlation.links',
     partitions: 12,
-    retentionMs: 7 * DAY,
+    retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
     description: 'Links between stored events and sessions (and their changes), keyed by member id; read by ingestion.',
   },
   gatewayReplies: {

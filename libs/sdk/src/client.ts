@@ -34,6 +34,26 @@ export type SessionsQuery = QueryOf<'sessions.list'>;
 export type UsageQuery = QueryOf<'usage.list'>;
 export type TimelineQuery = QueryOf<'activity.timeline'>;
 export type PlateQuery = QueryOf<'plate.day'>;
+export type ReportQuery = QueryOf<'reports.summary'>;
+export type ReportName = 'summary' | 'sessions' | 'activity' | 'plate';
+export type SummaryRow = Schemas['SummaryRowBody'];
+export type ReportMetrics = Schemas['ReportMetricsBody'];
+export type ReportSessionRow = Schemas['ReportSessionRowBody'];
+export type ActivityRow = Schemas['ActivityRowBody'];
+export type PlateReportRow = Schemas['PlateRowBody'];
+/** `meta` of every report: `as_of` (every write answered before it is included), the period and zone; the summary's totals; the sessions report's cursor. */
+export interface ReportMeta {
+  as_of: string;
+  tz: string;
+  from: string;
+  to: string;
+  totals?: ReportMetrics;
+  cursor?: string | null;
+}
+export interface Report<T> {
+  data: T[];
+  meta: ReportMeta;
+}
 
 export interface WorktrackClientOptions {
   /** The API's base address, with or without its `/v1` version prefix (e.g. `https://api.example.com`). */
@@ -78,6 +98,14 @@ export interface WorktrackClient {
   assignToPlate(body: AssignToPlate): Promise<PlateAssignment>;
   /** A day of the caller's plate; its items are paged (`meta.cursor`). */
   plate(query?: PlateQuery): Promise<{ data: PlateDay; meta: { cursor: string | null } }>;
+  /** Totals per group for a period (`group_by`: up to two of member, member_kind, work_type, project, goal, day, week). */
+  reportSummary(query: ReportQuery): Promise<Report<SummaryRow>>;
+  /** Sessions overlapping a period, newest first (paged by `meta.cursor`). */
+  reportSessions(query: ReportQuery): Promise<Report<ReportSessionRow>>;
+  reportActivity(query: ReportQuery): Promise<Report<ActivityRow>>;
+  reportPlate(query: ReportQuery): Promise<Report<PlateReportRow>>;
+  /** Any report as CSV (RFC 4180, every row of the period). */
+  reportCsv(report: ReportName, query: ReportQuery): Promise<string>;
   createToken(body: CreateToken): Promise<CreatedToken>;
   listTokens(): Promise<Token[]>;
   revokeToken(tokenId: string): Promise<void>;
@@ -166,6 +194,18 @@ export function createWorktrackClient(options: WorktrackClientOptions): Worktrac
     setModelPrices: (body) => data(api.PUT('/model-prices', { body })),
     assignToPlate: (body) => data(api.POST('/plate/assign', { body })),
     plate: async (query = {}) => unwrap(await api.GET('/plate', { params: { query } })),
+    reportSummary: async (query) => unwrap(await api.GET('/reports/summary', { params: { query } })) as Report<SummaryRow>,
+    reportSessions: async (query) => unwrap(await api.GET('/reports/sessions', { params: { query } })) as Report<ReportSessionRow>,
+    reportActivity: async (query) => unwrap(await api.GET('/reports/activity', { params: { query } })) as Report<ActivityRow>,
+    reportPlate: async (query) => unwrap(await api.GET('/reports/plate', { params: { query } })) as Report<PlateReportRow>,
+    reportCsv: async (report, query) => {
+      const result = await api.GET(`/reports/${report}` as '/reports/summary', {
+        params: { query },
+        headers: { accept: 'text/csv' },
+        parseAs: 'text',
+      });
+      return unwrap(result as unknown as Result<string>);
+    },
     createToken: (body) => data(api.POST('/tokens', { body })),
     listTokens: () => data(api.GET('/tokens')),
     revokeToken: async (tokenId) => {

@@ -52,6 +52,8 @@ const TAGS: Record<string, string> = {
   ModelPrices: "The workspace's model price list (USD per million tokens), from which a record without a reported cost gets its cost.",
   WebhookEndpoints:
     'Outbound webhooks: owners and admins register HTTPS endpoints for event types; deliveries are signed by the Standard Webhooks scheme, retried for a day and logged.',
+  Reports:
+    'Where the time, the events and the spend went: totals per member, kind, work type, project, goal, day or week; sessions, activity and plates. JSON, or CSV with `Accept: text/csv`.',
   WebhookMessages: 'A delivered outbound webhook message sent again, with the same `webhook-id` and body.',
   Operations:
     'Probes, metrics and status for operators, outside `/v1`. The probes are public; `/metrics` and `/status` need the operator token when one is configured.',

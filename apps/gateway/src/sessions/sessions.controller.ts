@@ -78,6 +78,8 @@ export class SessionsController {
         ...(given(body.task_id) ? { taskId: body.task_id } : {}),
         ...(given(body.project_id) ? { projectId: body.project_id } : {}),
         ...(given(body.estimated_duration_min) ? { estimatedDurationMin: body.estimated_duration_min } : {}),
+        ...(given(body.work_type) ? { workType: body.work_type } : {}),
+        ...(given(body.user_tags) ? { userTags: body.user_tags } : {}),
         ...(given(body.started_at) ? { startedAt: body.started_at } : {}),
         ...(given(body.ended_at) ? { endedAt: body.ended_at } : {}),
         ...(given(body.idempotency_key) ? { idempotencyKey: body.idempotency_key } : {}),

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, MinLength } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { UUID_PATTERN } from '../openapi/validation-schemas';
 import {
@@ -14,6 +14,8 @@ import {
   MAX_INTENT_TEXT_LENGTH,
   MAX_PAUSE_REASON_LENGTH,
   MAX_SESSIONS_PAGE_SIZE,
+  MAX_USER_TAG_LENGTH,
+  MAX_USER_TAGS,
   SESSION_SOURCES,
   SESSION_STATES,
   WORK_TYPES,
@@ -76,6 +78,21 @@ export class StartSessionDto {
   @Min(1)
   @Max(MAX_ESTIMATED_DURATION_MIN)
   estimated_duration_min?: number | null;
+
+  @JSONSchema({ description: 'What kind of work: planned (`intentional`, the default) or answering something that came up (`reactive`).' })
+  @IsOptional()
+  @IsIn(WORK_TYPES)
+  work_type?: WorkType | null;
+
+  @JSONSchema({ description: 'Labels of your own: at most 20 distinct tags of 1 to 64 characters.', examples: [['billing', 'urgent']] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_USER_TAGS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxCodePoints(MAX_USER_TAG_LENGTH, { each: true })
+  user_tags?: string[] | null;
 
   @IsOptional()
   @IsDateTime('Required when source is `manual` (RFC 3339 with an offset); not for `timer`.')

@@ -19,7 +19,8 @@ const MAX_ROWS_UNCHECKED = 5_000;
 /**
  * What the insert statement offers the EventsStored row: SQL expressions of
  * the member and workspace ids, and `fresh`, the rows it inserted as
- * `(id, oc, n)` — event id, `occurredAt` as given, position in the batch.
+ * `(id, oc, st, et, n)` — event id, `occurredAt` as given, source and event
+ * type, position in the batch.
  */
 export interface StoredRefs {
   memberId: string;
@@ -72,7 +73,7 @@ const storedSql: QueuedMessage<StoredRefs>['insertSql'] = (at) =>
     payload: {
       memberId: at.memberId,
       workspaceId: at.workspaceId,
-      events: jsonArraySql(StoredEventRefV1, { eventId: 'f.id', occurredAt: 'f.oc' }, 'f.n'),
+      events: jsonArraySql(StoredEventRefV1, { eventId: 'f.id', occurredAt: 'f.oc', sourceType: 'f.st', eventType: 'f.et' }, 'f.n'),
     },
     from: 'FROM fresh f HAVING count(*) > 0',
   });

@@ -76,7 +76,7 @@ export class EventsRepository {
          ON CONFLICT DO NOTHING
          RETURNING id
        ),
-       fresh AS (SELECT i.id, i.oc, i.n FROM input i JOIN inserted USING (id)),
+       fresh AS (SELECT i.id, i.oc, i.st, i.et, i.n FROM input i JOIN inserted USING (id)),
        queued AS (
          ${message.insertSql({ schema, messageId: '$10::uuid', requestId: '$11::text', memberId: '$12::text', workspaceId: '$13::text' })}
        )

@@ -1,4 +1,4 @@
-import type { ClosedReason, SessionSource, SessionState } from '@worktrack/contracts';
+import type { ClosedReason, SessionSource, SessionState, WorkType } from '@worktrack/contracts';
 import { SessionEntity } from './entities/session.entity';
 
 /**
@@ -18,6 +18,8 @@ export interface NewSessionRow {
   projectId: string | null;
   taskId: string | null;
   estimatedDurationMin: number | null;
+  workType: WorkType;
+  userTags: string[];
   startedAt: Date;
   closedAt: Date | null;
   now: Date;
@@ -71,9 +73,9 @@ export const COLUMNS = `id, workspace_id, member_id, source, state, work_type, i
 export const LIVE = `state IN ('active', 'paused')`;
 export const INSERT_COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
   estimated_duration_min, user_tags, started_at, closed_at, closed_reason, closing_note, revision, created_at, updated_at`;
-/** A new session's values from `insertParams` ($1 … $13), typed so that they also serve an INSERT … SELECT. */
-export const INSERT_VALUES = `$1::uuid, $2::uuid, $3::uuid, $4::varchar, $5::varchar, 'intentional', $6::varchar, $7::uuid, $8::uuid, $9::uuid,
-  $10::int, '{}'::text[], $11::timestamptz, $12::timestamptz, NULL, NULL, 1, $13::timestamptz, $13::timestamptz`;
+/** A new session's values from `insertParams` ($1 … $15), typed so that they also serve an INSERT … SELECT. */
+export const INSERT_VALUES = `$1::uuid, $2::uuid, $3::uuid, $4::varchar, $5::varchar, $14::varchar, $6::varchar, $7::uuid, $8::uuid, $9::uuid,
+  $10::int, $15::text[], $11::timestamptz, $12::timestamptz, NULL, NULL, 1, $13::timestamptz, $13::timestamptz`;
 export const insertParams = (s: NewSessionRow): unknown[] => [
   s.id,
   s.workspaceId,
@@ -88,6 +90,8 @@ export const insertParams = (s: NewSessionRow): unknown[] => [
   s.startedAt,
   s.closedAt,
   s.now,
+  s.workType,
+  s.userTags,
 ];
 /** $n milliseconds as an interval. */
 export const ms = (n: number): string => `($${n}::bigint * interval '1 millisecond')`;

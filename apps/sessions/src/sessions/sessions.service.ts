@@ -62,6 +62,9 @@ function newRow(command: StartSessionV1, id: string, now: Date): NewSessionRow {
     projectId: command.projectId ?? null,
     taskId: command.taskId ?? null,
     estimatedDurationMin: command.estimatedDurationMin ?? null,
+    // D-30: intentional unless the member says the work is reactive; tags deduplicated in the order given.
+    workType: command.workType ?? 'intentional',
+    userTags: [...new Set(command.userTags ?? [])],
     startedAt: manual ? new Date(command.startedAt as string) : now,
     closedAt: manual ? new Date(command.endedAt as string) : null,
     now,

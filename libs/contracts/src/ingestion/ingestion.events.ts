@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsBoolean, IsISO8601, IsOptional, IsUUID, ValidateNested } from 'class-validator';
+import { ArrayMinSize, IsArray, IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, ValidateNested } from 'class-validator';
 import { defineMessage } from '../message';
 
 export class StoredEventRefV1 {
   @IsUUID() eventId!: string;
   @IsISO8601({ strict: true }) occurredAt!: string;
+  /** The event's kind (D-19), for reports that count events by it. Absent in messages written before they were added. */
+  @IsOptional() @IsString() sourceType?: string;
+  @IsOptional() @IsString() eventType?: string;
 }
 
 /**

@@ -16,6 +16,9 @@ export const CLOSED_REASONS = ['new_timer', 'explicit', 'max_duration'] as const
 export type ClosedReason = (typeof CLOSED_REASONS)[number];
 
 export const MAX_INTENT_TEXT_LENGTH = 500;
+/** D-30. */
+export const MAX_USER_TAGS = 20;
+export const MAX_USER_TAG_LENGTH = 64;
 export const MAX_PAUSE_REASON_LENGTH = 500;
 export const MAX_CLOSING_NOTE_LENGTH = 2000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
+  ArrayUnique,
   IsArray,
   IsIn,
   IsInt,
@@ -27,11 +28,15 @@ import {
   MAX_INTENT_TEXT_LENGTH,
   MAX_PAUSE_REASON_LENGTH,
   MAX_SESSIONS_PAGE_SIZE,
+  MAX_USER_TAG_LENGTH,
+  MAX_USER_TAGS,
   SESSION_SOURCES,
   SESSION_STATES,
   SessionV1,
+  WORK_TYPES,
   type SessionSource,
   type SessionState,
+  type WorkType,
 } from './session';
 
 /**
@@ -50,6 +55,17 @@ export class StartSessionV1 {
   @IsOptional() @IsUUID() taskId?: string;
   @IsOptional() @IsUUID() projectId?: string;
   @IsOptional() @IsInt() @Min(1) @Max(MAX_ESTIMATED_DURATION_MIN) estimatedDurationMin?: number;
+  /** D-30: default `intentional`. */
+  @IsOptional() @IsIn(WORK_TYPES) workType?: WorkType;
+  /** D-30: at most 20 distinct tags of 1..64 characters. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_USER_TAGS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxCodePoints(MAX_USER_TAG_LENGTH, { each: true })
+  userTags?: string[];
   /** Manual only, RFC 3339 with an offset. */
   @IsOptional() @IsDateTime() startedAt?: string;
   /** Manual only. */

@@ -1,7 +1,17 @@
 import 'reflect-metadata';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Min } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, Min } from 'class-validator';
 import { defineMessage } from '../message';
-import { CLOSED_REASONS, SESSION_SOURCES, SESSION_STATES, type ClosedReason, type SessionSource, type SessionState } from './session';
+import {
+  CLOSED_REASONS,
+  MAX_INTENT_TEXT_LENGTH,
+  SESSION_SOURCES,
+  SESSION_STATES,
+  WORK_TYPES,
+  type ClosedReason,
+  type SessionSource,
+  type SessionState,
+  type WorkType,
+} from './session';
 
 /**
  * What happened to a session: `created` (timer or manual), `paused`,
@@ -31,8 +41,19 @@ export class SessionChangedV1 {
   @IsOptional() @IsISO8601({ strict: true }) closedAt!: string | null;
   @IsOptional() @IsIn(CLOSED_REASONS) closedReason!: ClosedReason | null;
   @IsInt() @Min(1) revision!: number;
-  /** When the change was made (server clock). */
+  /** When the change was made (server clock): a pause starts, a resume ends a pause, at `changedAt`. */
   @IsISO8601({ strict: true }) changedAt!: string;
+  /**
+   * The session's own fields (the Session of the API), so a projection such
+   * as reporting holds every session without asking the sessions service.
+   * Absent in messages written before they were added.
+   */
+  @IsOptional() @IsIn(WORK_TYPES) workType?: WorkType;
+  @IsOptional() @IsUUID() projectId?: string | null;
+  @IsOptional() @IsUUID() goalId?: string | null;
+  @IsOptional() @IsString() @MaxLength(MAX_INTENT_TEXT_LENGTH) intentText?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) userTags?: string[];
+  @IsOptional() @IsISO8601({ strict: true }) createdAt?: string;
 }
 export const SessionChanged = defineMessage({
   type: 'sessions.session.changed',

@@ -4,7 +4,7 @@ import { IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min, ValidateNe
 import { defineCommand } from '../message';
 import type { TopicKey } from '../topics';
 
-export const SERVICE_NAMES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks'] as const;
+export const SERVICE_NAMES = ['identity', 'ingestion', 'correlation', 'sessions', 'plate', 'connectors', 'webhooks', 'reporting'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** The command topic of each service (for commands every service answers). */
@@ -16,6 +16,7 @@ export const ServiceCommandTopic: Record<ServiceName, TopicKey> = {
   plate: 'plateCommands',
   connectors: 'connectorsCommands',
   webhooks: 'webhooksCommands',
+  reporting: 'reportingCommands',
 };
 
 /** Asks a service for its status; the service answers from its own database. */

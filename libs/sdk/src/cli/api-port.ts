@@ -8,6 +8,9 @@ import type {
   Member,
   PlateAssignment,
   PlateDay,
+  Report,
+  ReportName,
+  ReportQuery,
   Session,
   StartSession,
   StoredUsage,
@@ -40,6 +43,10 @@ export interface WorktrackApi {
   reportUsage(records: UsageRecord[]): Promise<UsageResult>;
   /** The first page of the caller's usage, newest first. */
   listUsage(query: UsageQuery): Promise<StoredUsage[]>;
+  /** A report's rows and meta (the sessions report: its first page). */
+  report(report: ReportName, query: ReportQuery): Promise<Report<Record<string, unknown>>>;
+  /** A report as CSV, every row. */
+  reportCsv(report: ReportName, query: ReportQuery): Promise<string>;
 }
 
 export type ApiFailureKind = 'auth' | 'rejected' | 'unavailable' | 'unreachable';

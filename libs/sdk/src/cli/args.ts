@@ -32,6 +32,16 @@ export type Command =
       occurredAt?: string;
     }
   | { kind: 'usage-list'; from?: string; to?: string; sessionId?: string; provider?: string; model?: string; limit?: number }
+  | {
+      kind: 'report';
+      report: 'summary' | 'sessions' | 'activity' | 'plate';
+      from: string;
+      to: string;
+      tz?: string;
+      groupBy?: string;
+      memberId?: string;
+      csv: boolean;
+    }
   | { kind: 'me' }
   | { kind: 'flush' };
 
@@ -82,6 +92,12 @@ Commands:
         id so retries are stored once).
   usage [list] [--from TIME] [--to TIME] [--session-id UUID] [--provider P] [--model M] [--limit N]
         Your usage records, newest first (one page).
+  report [summary|sessions|activity|plate] [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+        [--tz ZONE] [--group-by KEYS] [--member-id UUID] [--csv]
+        Where the time, events and spend went (default: the summary of the last
+        7 days, grouped by day). --group-by takes up to two of member,
+        member_kind, work_type, project, goal, day, week (comma-separated);
+        --csv prints every row as CSV instead of a table.
   me    The member the token acts as.
   flush Send the events kept in the offline queue.
 
@@ -133,6 +149,10 @@ const OPTIONS = {
   provider: { type: 'string' },
   model: { type: 'string' },
   limit: { type: 'string' },
+  tz: { type: 'string' },
+  'group-by': { type: 'string' },
+  'member-id': { type: 'string' },
+  csv: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -250,6 +270,8 @@ function parseCommand(name: string, rest: string[], values: Values): Command {
     }
     case 'usage':
       return parseUsage(rest, values);
+    case 'report':
+      return parseReport(rest, values);
     case 'me':
       only(values, [], 'me');
       positionals(rest, 0, 0, 'me');
@@ -364,5 +386,32 @@ function parseUsage(rest: string[], values: Values): Command {
     provider: values.provider,
     model: values.model,
     limit,
+  };
+}
+
+const REPORTS = ['summary', 'sessions', 'activity', 'plate'] as const;
+
+/** `report [name] [--from] [--to] [--tz] [--group-by] [--member-id] [--csv]`; the period defaults to the last 7 days. */
+function parseReport(rest: string[], values: Values): Command {
+  only(values, ['from', 'to', 'tz', 'group-by', 'member-id', 'csv'], 'report');
+  const [name = 'summary'] = positionals(rest, 0, 1, 'report [summary|sessions|activity|plate] [--from YYYY-MM-DD] [--to YYYY-MM-DD] …');
+  if (!(REPORTS as readonly string[]).includes(name)) throw new UsageError(`report must be one of ${REPORTS.join(', ')}, got "${name}"`);
+  const day = (value: string | undefined, what: string): string | undefined => {
+    if (value !== undefined && !DATE.test(value)) throw new UsageError(`${what} must be YYYY-MM-DD, got "${value}"`);
+    return value;
+  };
+  const today = new Date();
+  const to = day(values.to, '--to') ?? today.toISOString().slice(0, 10);
+  const from = day(values.from, '--from') ?? new Date(Date.parse(`${to}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10);
+  const groupBy = values['group-by'] ?? (name === 'summary' ? 'day' : undefined);
+  return {
+    kind: 'report',
+    report: name as (typeof REPORTS)[number],
+    from,
+    to,
+    ...(values.tz ? { tz: values.tz } : {}),
+    ...(groupBy ? { groupBy } : {}),
+    ...(values['member-id'] ? { memberId: uuid(values['member-id'], '--member-id') } : {}),
+    csv: values.csv === true,
   };
 }

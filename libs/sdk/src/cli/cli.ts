@@ -238,6 +238,22 @@ class Cli {
         this.print(rows, lines.length > 0 ? lines.join('\n') : 'no usage');
         return ExitCode.Ok;
       }
+      case 'report': {
+        const query = {
+          from: command.from,
+          to: command.to,
+          ...(command.tz ? { tz: command.tz } : {}),
+          ...(command.groupBy ? { group_by: command.groupBy } : {}),
+          ...(command.memberId ? { member_id: command.memberId } : {}),
+        };
+        if (command.csv) {
+          this.io.out(await this.api.reportCsv(command.report, query));
+          return ExitCode.Ok;
+        }
+        const result = await this.api.report(command.report, query);
+        this.print(result, reportTable(command.report, result.data, result.meta));
+        return ExitCode.Ok;
+      }
       case 'me': {
         const me = await this.api.me();
         const human = Object.entries(me)
@@ -468,4 +484,21 @@ class Cli {
       this.io.err(`worktrack: could not flush the offline queue: ${(err as Error).message}\n`);
     }
   }
+}
+
+/** A report as an aligned text table: group keys first, then the metrics; the summary's totals last. */
+export function reportTable(report: string, rows: Array<Record<string, unknown>>, meta: { as_of: string; tz: string; from: string; to: string; totals?: unknown }): string {
+  const flat = rows.map((row) => {
+    const { group, ...rest } = row as { group?: Record<string, unknown> };
+    return { ...(group ?? {}), ...rest };
+  });
+  const title = `${report} ${meta.from} … ${meta.to} (${meta.tz}), as of ${meta.as_of}`;
+  if (flat.length === 0) return `${title}\nno rows`;
+  const columns = [...new Set(flat.flatMap((r) => Object.keys(r)))];
+  const text = (v: unknown): string => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(';') : String(v));
+  const body = flat.map((r) => columns.map((c) => text((r as Record<string, unknown>)[c])));
+  if (meta.totals) body.push(columns.map((c, i) => (i === 0 ? 'total' : c in (meta.totals as object) ? text((meta.totals as Record<string, unknown>)[c]) : '')));
+  const widths = columns.map((c, i) => Math.max(c.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [title, line(columns), ...body.map(line)].join('\n');
 }

@@ -43,6 +43,8 @@ class ScriptedApi {
       plate: unused,
       reportUsage: unused,
       listUsage: unused,
+      report: unused,
+      reportCsv: unused,
     };
   }
 }

@@ -1,4 +1,4 @@
-import { createWorktrackClient, type WorktrackClient } from '../client';
+import { createWorktrackClient, type Report, type WorktrackClient } from '../client';
 import { WorktrackError } from '../errors';
 import { ApiFailure, kindOfStatus, type WorktrackApi } from './api-port';
 
@@ -57,6 +57,19 @@ export function createApi(url: string, token: string): WorktrackApi {
     assignPlate: mapped((input) => client.assignToPlate(input)),
     reportUsage: mapped((records) => client.reportUsage(records)),
     listUsage: mapped(async (query) => (await client.listUsage(query)).data),
+    report: mapped(async (report, query) => {
+      switch (report) {
+        case 'summary':
+          return (await client.reportSummary(query)) as unknown as Report<Record<string, unknown>>;
+        case 'sessions':
+          return (await client.reportSessions(query)) as unknown as Report<Record<string, unknown>>;
+        case 'activity':
+          return (await client.reportActivity(query)) as unknown as Report<Record<string, unknown>>;
+        case 'plate':
+          return (await client.reportPlate(query)) as unknown as Report<Record<string, unknown>>;
+      }
+    }),
+    reportCsv: mapped((report, query) => client.reportCsv(report, query)),
     // The day's items come a page at a time: all of them, for one listing.
     plate: mapped(async (date) => {
       const first = await client.plate(date ? { date } : {});

@@ -1657,6 +1657,366 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
+  "reports.activity": {
+    "method": "GET",
+    "path": "/reports/activity",
+    "summary": "Report activity",
+    "description": "Events per source and event type, in and outside sessions.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "First day of the period (inclusive), a calendar date in `tz`."
+          },
+          "to": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the period (inclusive); at most 366 days after `from`."
+          },
+          "tz": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "Europe/Berlin"
+            ],
+            "description": "IANA time zone the days are cut in; default the caller's."
+          },
+          "group_by": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "member,week"
+            ],
+            "description": "Comma-separated, at most two of: `member`, `member_kind`, `work_type`, `project`, `goal`, `day`, `week` (summary only)."
+          },
+          "member_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "member_kind": {
+            "type": "string",
+            "enum": [
+              "human",
+              "agent"
+            ]
+          },
+          "work_type": {
+            "type": "string",
+            "enum": [
+              "intentional",
+              "reactive"
+            ]
+          },
+          "project_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "goal_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Sessions report: page size (default 50)."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Sessions report: `meta.cursor` of the previous page."
+          }
+        },
+        "required": [
+          "from",
+          "to"
+        ],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "reports.plate": {
+    "method": "GET",
+    "path": "/reports/plate",
+    "summary": "Report plates",
+    "description": "Per assignee and day: capacity, items assigned, done and overflowed; future days allowed.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "First day of the period (inclusive), a calendar date in `tz`."
+          },
+          "to": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the period (inclusive); at most 366 days after `from`."
+          },
+          "tz": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "Europe/Berlin"
+            ],
+            "description": "IANA time zone the days are cut in; default the caller's."
+          },
+          "group_by": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "member,week"
+            ],
+            "description": "Comma-separated, at most two of: `member`, `member_kind`, `work_type`, `project`, `goal`, `day`, `week` (summary only)."
+          },
+          "member_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "member_kind": {
+            "type": "string",
+            "enum": [
+              "human",
+              "agent"
+            ]
+          },
+          "work_type": {
+            "type": "string",
+            "enum": [
+              "intentional",
+              "reactive"
+            ]
+          },
+          "project_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "goal_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Sessions report: page size (default 50)."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Sessions report: `meta.cursor` of the previous page."
+          }
+        },
+        "required": [
+          "from",
+          "to"
+        ],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "reports.sessions": {
+    "method": "GET",
+    "path": "/reports/sessions",
+    "summary": "Report sessions",
+    "description": "One row per session overlapping the period, newest first, with its events and spend.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "First day of the period (inclusive), a calendar date in `tz`."
+          },
+          "to": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the period (inclusive); at most 366 days after `from`."
+          },
+          "tz": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "Europe/Berlin"
+            ],
+            "description": "IANA time zone the days are cut in; default the caller's."
+          },
+          "group_by": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "member,week"
+            ],
+            "description": "Comma-separated, at most two of: `member`, `member_kind`, `work_type`, `project`, `goal`, `day`, `week` (summary only)."
+          },
+          "member_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "member_kind": {
+            "type": "string",
+            "enum": [
+              "human",
+              "agent"
+            ]
+          },
+          "work_type": {
+            "type": "string",
+            "enum": [
+              "intentional",
+              "reactive"
+            ]
+          },
+          "project_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "goal_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Sessions report: page size (default 50)."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Sessions report: `meta.cursor` of the previous page."
+          }
+        },
+        "required": [
+          "from",
+          "to"
+        ],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
+  "reports.summary": {
+    "method": "GET",
+    "path": "/reports/summary",
+    "summary": "Report totals per group",
+    "description": "Tracked and paused time, sessions, events in and outside sessions, usage cost and tokens for a period, grouped by up to two keys. Sessions crossing midnight in `tz` are split; a live session counts up to `meta.as_of`.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "First day of the period (inclusive), a calendar date in `tz`."
+          },
+          "to": {
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the period (inclusive); at most 366 days after `from`."
+          },
+          "tz": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "Europe/Berlin"
+            ],
+            "description": "IANA time zone the days are cut in; default the caller's."
+          },
+          "group_by": {
+            "type": "string",
+            "maxLength": 64,
+            "examples": [
+              "member,week"
+            ],
+            "description": "Comma-separated, at most two of: `member`, `member_kind`, `work_type`, `project`, `goal`, `day`, `week` (summary only)."
+          },
+          "member_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "member_kind": {
+            "type": "string",
+            "enum": [
+              "human",
+              "agent"
+            ]
+          },
+          "work_type": {
+            "type": "string",
+            "enum": [
+              "intentional",
+              "reactive"
+            ]
+          },
+          "project_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "goal_id": {
+            "format": "uuid",
+            "type": "string"
+          },
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1,
+            "description": "Sessions report: page size (default 50)."
+          },
+          "cursor": {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Sessions report: `meta.cursor` of the previous page."
+          }
+        },
+        "required": [
+          "from",
+          "to"
+        ],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "sessions.close": {
     "method": "POST",
     "path": "/sessions/{session_id}/close",
@@ -1915,6 +2275,38 @@ export const REQUEST_SCHEMAS = {
           ],
           "minimum": 1,
           "description": "Minutes."
+        },
+        "work_type": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "intentional",
+            "reactive",
+            null
+          ],
+          "description": "What kind of work: planned (`intentional`, the default) or answering something that came up (`reactive`)."
+        },
+        "user_tags": {
+          "items": {
+            "type": "string",
+            "maxLength": 64,
+            "minLength": 1
+          },
+          "type": [
+            "array",
+            "null"
+          ],
+          "uniqueItems": true,
+          "maxItems": 20,
+          "description": "Labels of your own: at most 20 distinct tags of 1 to 64 characters.",
+          "examples": [
+            [
+              "billing",
+              "urgent"
+            ]
+          ]
         },
         "started_at": {
           "type": [

@@ -1,0 +1,8 @@
+import { ReportingTables1765100000000 } from './migrations/1765100000000-ReportingTables';
+
+/** The reporting service owns exactly this Postgres schema. */
+export const reportingDatabase = {
+  schema: 'reporting',
+  entities: [],
+  migrations: [ReportingTables1765100000000],
+};

@@ -1,0 +1,75 @@
+/**
+ * The statements that recompute a member's buckets over a time range from
+ * the facts the projection holds (ADR 0018). Parameters: $1 member id,
+ * $2 workspace id, $3 the range's start, $4 its end (timestamptz), $5 the
+ * member's zone (day buckets only). Every bucket that overlaps the range is
+ * deleted and written again, so applying the same facts twice, or in
+ * another order, leaves the same rows.
+ *
+ * Closed sessions only: a live session's time grows with the clock, so the
+ * reports add it at query time (at most one per member, D-22).
+ */
+export type Grain = 'hour' | 'day';
+
+const boundsSql = (grain: Grain): string =>
+  grain === 'hour'
+    ? `SELECT h AS bucket, h AS b0, h + interval '1 hour' AS b1
+         FROM generate_series(date_trunc('hour', $3::timestamptz), $4::timestamptz - interval '1 microsecond', interval '1 hour') h`
+    : `SELECT d::date AS bucket, d AT TIME ZONE $5::text AS b0, (d + interval '1 day') AT TIME ZONE $5::text AS b1
+         FROM generate_series(date_trunc('day', $3::timestamptz AT TIME ZONE $5::text),
+                              ($4::timestamptz - interval '1 microsecond') AT TIME ZONE $5::text, interval '1 day') d`;
+
+const ms = (interval: string): string => `(EXTRACT(EPOCH FROM ${interval}) * 1000)::bigint`;
+
+/** Deletes the member's buckets that overlap the range (same parameters; $2 unused). */
+export function clearSql(schema: string, grain: Grain): string {
+  return `WITH b AS (${boundsSql(grain)})
+     DELETE FROM "${schema}"."${grain}_buckets" t USING b WHERE t.member_id = $1 AND t.bucket = b.bucket AND $2::uuid IS NOT NULL`;
+}
+
+/** Writes the member's buckets that overlap the range from the facts (after clearSql). */
+export function recomputeSql(schema: string, grain: Grain): string {
+  const table = `"${schema}"."${grain}_buckets"`;
+  const s = `"${schema}"`;
+  return `WITH b AS (${boundsSql(grain)}),
+     span AS (SELECT min(b0) AS lo, max(b1) AS hi FROM b),
+     sess AS (
+       SELECT x.* FROM ${s}.sessions x, span
+        WHERE x.member_id = $1 AND x.state = 'closed' AND x.started_at < span.hi AND x.closed_at >= span.lo),
+     sess_rows AS (
+       SELECT b.bucket, x.work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id,
+              GREATEST(0, ${ms('LEAST(x.closed_at, b.b1) - GREATEST(x.started_at, b.b0)')}) AS total_ms,
+              COALESCE((SELECT sum(GREATEST(0, ${ms(`LEAST(COALESCE(p.resumed_at, x.closed_at), x.closed_at, b.b1) - GREATEST(p.paused_at, x.started_at, b.b0)`)}))
+                          FROM ${s}.session_pauses p WHERE p.session_id = x.session_id), 0) AS paused_ms,
+              CASE WHEN x.started_at >= b.b0 AND x.started_at < b.b1 THEN 1 ELSE 0 END AS started
+         FROM sess x JOIN b ON x.started_at < b.b1 AND (x.closed_at > b.b0 OR x.started_at >= b.b0)),
+     ev_rows AS (
+       SELECT b.bucket, COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id,
+              COALESCE(x.goal_id::text, '') AS goal_id,
+              count(*) FILTER (WHERE e.session_id IS NOT NULL) AS linked, count(*) FILTER (WHERE e.session_id IS NULL) AS outside
+         FROM ${s}.events e JOIN b ON e.occurred_at >= b.b0 AND e.occurred_at < b.b1
+         LEFT JOIN ${s}.sessions x ON x.session_id = e.session_id
+        WHERE e.member_id = $1
+        GROUP BY 1, 2, 3, 4),
+     us_rows AS (
+       SELECT b.bucket, COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id,
+              COALESCE(x.goal_id::text, '') AS goal_id,
+              COALESCE(sum(u.cost), 0) AS cost, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens
+         FROM ${s}.usage u JOIN b ON u.occurred_at >= b.b0 AND u.occurred_at < b.b1
+         LEFT JOIN ${s}.sessions x ON x.session_id = u.session_id
+        WHERE u.member_id = $1
+        GROUP BY 1, 2, 3, 4),
+     facts AS (
+       SELECT bucket, work_type, project_id, goal_id, total_ms - LEAST(paused_ms, total_ms) AS tracked_ms, LEAST(paused_ms, total_ms) AS paused_ms,
+              started AS session_count, 0::bigint AS linked, 0::bigint AS outside, 0::numeric AS cost, 0::bigint AS input_tokens, 0::bigint AS output_tokens
+         FROM sess_rows
+       UNION ALL SELECT bucket, work_type, project_id, goal_id, 0, 0, 0, linked, outside, 0, 0, 0 FROM ev_rows
+       UNION ALL SELECT bucket, work_type, project_id, goal_id, 0, 0, 0, 0, 0, cost, input_tokens, output_tokens FROM us_rows)
+     INSERT INTO ${table} (workspace_id, member_id, bucket, work_type, project_id, goal_id, tracked_ms, paused_ms, session_count,
+                           linked_event_count, outside_session_event_count, usage_cost, input_tokens, output_tokens)
+     SELECT $2::uuid, $1::uuid, bucket, work_type, project_id, goal_id, sum(tracked_ms), sum(paused_ms), sum(session_count),
+            sum(linked), sum(outside), sum(cost), sum(input_tokens), sum(output_tokens)
+       FROM facts GROUP BY bucket, work_type, project_id, goal_id
+     HAVING sum(tracked_ms) <> 0 OR sum(paused_ms) <> 0 OR sum(session_count) <> 0 OR sum(linked) <> 0 OR sum(outside) <> 0
+         OR sum(cost) <> 0 OR sum(input_tokens) <> 0 OR sum(output_tokens) <> 0`;
+}

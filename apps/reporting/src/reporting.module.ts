@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { ProjectionConsumer } from './projection/projection.consumer';
+import { ProjectionRepository } from './projection/projection.repository';
+import { ReportsConsumer } from './reports/reports.consumer';
+import { ReportsService } from './reports/reports.service';
+
+@Module({
+  controllers: [ProjectionConsumer, ReportsConsumer],
+  providers: [ProjectionRepository, ReportsService],
+})
+export class ReportingModule {}

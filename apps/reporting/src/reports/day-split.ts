@@ -1,0 +1,75 @@
+import type { Pause } from '../projection/pauses';
+
+/** A calendar date `YYYY-MM-DD` of the instant `at` in zone `tz`. */
+export function localDate(at: Date, tz: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** The offset of `tz` from UTC at `at`, in milliseconds. */
+function offsetMs(at: Date, tz: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(at);
+  const n = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+  const asUtc = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+  return asUtc - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/** The instant local midnight starts the date `day` in `tz` (a DST gap at midnight moves it to the first valid instant). */
+export function startOfDay(day: string, tz: string): Date {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const guess = Date.UTC(y, m - 1, d);
+  let at = guess - offsetMs(new Date(guess), tz);
+  at = guess - offsetMs(new Date(at), tz);
+  return new Date(at);
+}
+
+/** The calendar date after `day`. */
+export function nextDay(day: string): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}
+
+export interface DayPiece {
+  day: string;
+  trackedMs: number;
+  pausedMs: number;
+}
+
+const overlap = (a0: number, a1: number, b0: number, b1: number): number => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+
+/**
+ * D-50: a session's time split at each midnight of `tz` — the active time
+ * (pauses excluded) and the paused time on each day it covers, from
+ * `startedAt` to `end` (its close, or the report's `as_of` while live).
+ * Days of 23 or 25 hours (DST) are cut at their real midnights.
+ */
+export function splitByDay(startedAt: Date, end: Date, pauses: Pause[], tz: string): DayPiece[] {
+  const s = startedAt.getTime();
+  const e = Math.max(s, end.getTime());
+  const pieces: DayPiece[] = [];
+  let day = localDate(startedAt, tz);
+  for (;;) {
+    const b0 = startOfDay(day, tz).getTime();
+    const following = nextDay(day);
+    const b1 = startOfDay(following, tz).getTime();
+    if (b0 >= e && pieces.length > 0) break;
+    const total = overlap(s, e, b0, b1);
+    let paused = 0;
+    for (const p of pauses) paused += overlap(Math.max(s, p.pausedAt.getTime()), Math.min(e, (p.resumedAt ?? end).getTime()), b0, b1);
+    paused = Math.min(paused, total);
+    pieces.push({ day, trackedMs: total - paused, pausedMs: paused });
+    if (b1 >= e) break;
+    day = following;
+  }
+  return pieces;
+}

@@ -1,0 +1,466 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1 } from '@worktrack/contracts';
+import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
+import { ReportingConfig } from '../reporting.config';
+import { localDate, nextDay, splitByDay, startOfDay } from './day-split';
+
+interface Metrics {
+  tracked_ms: number;
+  paused_ms: number;
+  session_count: number;
+  linked_event_count: number;
+  outside_session_event_count: number;
+  usage_cost: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+interface VisibleMember {
+  member_id: string;
+  kind: string;
+  timezone: string;
+  plate_capacity: number;
+}
+
+const GROUP_KEY: Record<ReportGroupBy, string> = {
+  member: 'member_id',
+  member_kind: 'member_kind',
+  work_type: 'work_type',
+  project: 'project_id',
+  goal: 'goal_id',
+  day: 'day',
+  week: 'week',
+};
+
+const GROUP_SQL: Record<ReportGroupBy, string> = {
+  member: 'r.member_id::text',
+  member_kind: 'm.kind',
+  work_type: "NULLIF(r.work_type, '')",
+  project: "NULLIF(r.project_id, '')",
+  goal: "NULLIF(r.goal_id, '')",
+  day: "to_char(r.day, 'YYYY-MM-DD')",
+  week: "to_char(r.day - (extract(isodow FROM r.day)::int - 1), 'YYYY-MM-DD')",
+};
+
+/** A decimal string without trailing zeros ("0" when none). */
+export function decimal(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '0';
+  const text = String(value);
+  if (!text.includes('.')) return text === '-0' ? '0' : text;
+  const trimmed = text.replace(/0+$/, '').replace(/\.$/, '');
+  return trimmed === '' || trimmed === '-0' ? '0' : trimmed;
+}
+
+/** Sums two decimal strings exactly (9 decimals at most, D-47). */
+function addDecimal(a: string, b: string): string {
+  const scale = 9;
+  const big = (x: string): bigint => {
+    const negative = x.startsWith('-');
+    const [whole, frac = ''] = (negative ? x.slice(1) : x).split('.');
+    const v = BigInt(whole || '0') * 10n ** BigInt(scale) + BigInt((frac + '0'.repeat(scale)).slice(0, scale) || '0');
+    return negative ? -v : v;
+  };
+  const sum = big(a) + big(b);
+  const negative = sum < 0n;
+  const abs = negative ? -sum : sum;
+  const unit = 10n ** BigInt(scale);
+  return decimal(`${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(scale, '0')}`);
+}
+
+const zero = (): Metrics => ({
+  tracked_ms: 0,
+  paused_ms: 0,
+  session_count: 0,
+  linked_event_count: 0,
+  outside_session_event_count: 0,
+  usage_cost: '0',
+  input_tokens: 0,
+  output_tokens: 0,
+});
+
+const addInto = (into: Metrics, m: Metrics): void => {
+  into.tracked_ms += m.tracked_ms;
+  into.paused_ms += m.paused_ms;
+  into.session_count += m.session_count;
+  into.linked_event_count += m.linked_event_count;
+  into.outside_session_event_count += m.outside_session_event_count;
+  into.usage_cost = addDecimal(into.usage_cost, m.usage_cost);
+  into.input_tokens += m.input_tokens;
+  into.output_tokens += m.output_tokens;
+};
+
+const shown = (m: Metrics): Record<string, unknown> => ({
+  tracked_seconds: Math.floor(m.tracked_ms / 1000),
+  paused_seconds: Math.floor(m.paused_ms / 1000),
+  session_count: m.session_count,
+  linked_event_count: m.linked_event_count,
+  outside_session_event_count: m.outside_session_event_count,
+  usage_cost: m.usage_cost,
+  input_tokens: m.input_tokens,
+  output_tokens: m.output_tokens,
+});
+
+const isZero = (m: Metrics): boolean =>
+  m.tracked_ms < 1000 &&
+  m.paused_ms < 1000 &&
+  m.session_count === 0 &&
+  m.linked_event_count === 0 &&
+  m.outside_session_event_count === 0 &&
+  m.usage_cost === '0' &&
+  m.input_tokens === 0 &&
+  m.output_tokens === 0;
+
+/**
+ * The reports (D-50 … D-52) from the projection: who sees what, the wait for
+ * the projection to hold every write answered before `as_of`, the summary
+ * from pre-aggregated buckets (day buckets for members whose zone is the
+ * report's, hour buckets otherwise), live sessions added up to `as_of`.
+ */
+@Injectable()
+export class ReportsService {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly kafka: KafkaClient,
+    private readonly cursors: SignedCursor,
+    private readonly config: ReportingConfig,
+  ) {
+    this.s = `"${schemaOf(dataSource)}"`;
+  }
+
+  async report(q: GetReportV1): Promise<ReportV1> {
+    const asOf = new Date();
+    await this.caughtUp(asOf);
+    const members = await this.visibleMembers(q);
+    switch (q.report) {
+      case 'summary':
+        return this.summary(q, members, asOf);
+      case 'sessions':
+        return this.sessions(q, members, asOf);
+      case 'activity':
+        return this.activity(q, members, asOf);
+      case 'plate':
+        return this.plate(q, members, asOf);
+    }
+  }
+
+  /**
+   * D-52: waits (at most REPORT_FRESHNESS_WAIT_MS) until the projection has
+   * consumed every session change and usage record the broker held when the
+   * request arrived — a write answered before then is in the report.
+   */
+  private async caughtUp(asOf: Date): Promise<void> {
+    const deadline = asOf.getTime() + this.config.REPORT_FRESHNESS_WAIT_MS;
+    const admin = await this.kafka.admin();
+    const wanted: Array<{ topic: string; partition: number; high: bigint }> = [];
+    for (const def of [Topics.sessionsEvents, Topics.ingestionUsage]) {
+      const topic = this.kafka.topic(def);
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        if (BigInt(p.high) > BigInt(p.low)) wanted.push({ topic, partition: p.partition, high: BigInt(p.high) });
+      }
+    }
+    if (wanted.length === 0) return;
+    for (;;) {
+      const rows = await this.dataSource.query<Array<{ topic: string; partition: number; next_offset: string }>>(
+        `SELECT topic, partition, next_offset FROM ${this.s}.positions WHERE topic = ANY($1)`,
+        [[...new Set(wanted.map((w) => w.topic))]],
+      );
+      const at = new Map(rows.map((r) => [`${r.topic}|${r.partition}`, BigInt(r.next_offset)]));
+      if (wanted.every((w) => (at.get(`${w.topic}|${w.partition}`) ?? 0n) >= w.high)) return;
+      if (Date.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** D-52: owners and admins (full scope) see the workspace, everyone else its own member; a foreign member id matches nothing (D-7). */
+  private async visibleMembers(q: GetReportV1): Promise<VisibleMember[]> {
+    const { actor, filters } = q;
+    const everyone = actor.scope === 'full' && (actor.profile?.role === 'owner' || actor.profile?.role === 'admin');
+    const only = everyone ? (filters.memberId ?? null) : actor.memberId;
+    if (!everyone && filters.memberId && filters.memberId !== actor.memberId) return [];
+    const rows = await this.dataSource.query<VisibleMember[]>(
+      `SELECT member_id, kind, timezone, plate_capacity FROM ${this.s}.members
+        WHERE workspace_id = $1 AND ($2::uuid IS NULL OR member_id = $2) AND ($3::text IS NULL OR kind = $3)`,
+      [actor.workspaceId, only, filters.memberKind ?? null],
+    );
+    // A member the projection has not heard of yet (its own writes came first) still sees its rows.
+    if (only && rows.length === 0 && only === actor.memberId && !filters.memberKind) {
+      return [{ member_id: actor.memberId, kind: 'human', timezone: actor.profile?.timezone ?? 'UTC', plate_capacity: actor.profile?.plateCapacity ?? 6 }];
+    }
+    return rows;
+  }
+
+  private range(q: GetReportV1): { lo: Date; hi: Date } {
+    return { lo: startOfDay(q.from, q.tz), hi: startOfDay(nextDay(q.to), q.tz) };
+  }
+
+  private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
+    const groups = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
+    const add = (group: Record<string, string | null>, metrics: Metrics): void => {
+      const key = JSON.stringify(group);
+      const held = groups.get(key);
+      if (held) addInto(held.metrics, metrics);
+      else groups.set(key, { group, metrics: { ...metrics } });
+    };
+    if (members.length > 0) {
+      const sameZone = members.filter((m) => m.timezone === q.tz).map((m) => m.member_id);
+      const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
+      const { lo, hi } = this.range(q);
+      const keys = q.groupBy.map((g) => `${GROUP_SQL[g]} AS "${GROUP_KEY[g]}"`);
+      const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone];
+      const p = (v: unknown): string => `$${params.push(v)}`;
+      const where: string[] = [];
+      if (q.filters.workType) where.push(`r.work_type = ${p(q.filters.workType)}`);
+      if (q.filters.projectId) where.push(`r.project_id = ${p(q.filters.projectId)}`);
+      if (q.filters.goalId) where.push(`r.goal_id = ${p(q.filters.goalId)}`);
+      const cols = `work_type, project_id, goal_id, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
+                    usage_cost, input_tokens, output_tokens`;
+      const branches: string[] = [];
+      if (sameZone.length > 0)
+        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
+                        WHERE workspace_id = $1 AND bucket BETWEEN $2::date AND $3::date AND member_id = ANY($7::uuid[])`);
+      if (otherZone.length > 0)
+        branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
+                        WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
+      const sql = `SELECT ${[...keys, ''].join(', ')}
+          sum(r.tracked_ms)::bigint AS tracked_ms, sum(r.paused_ms)::bigint AS paused_ms, sum(r.session_count)::bigint AS session_count,
+          sum(r.linked_event_count)::bigint AS linked_event_count, sum(r.outside_session_event_count)::bigint AS outside_session_event_count,
+          sum(r.usage_cost)::text AS usage_cost, sum(r.input_tokens)::bigint AS input_tokens, sum(r.output_tokens)::bigint AS output_tokens
+        FROM (${branches.join(' UNION ALL ')}) r
+        ${q.groupBy.includes('member_kind') ? `LEFT JOIN ${this.s}.members m ON m.member_id = r.member_id` : ''}
+        WHERE $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
+          AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
+        ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
+      const rows = await this.dataSource.query<Array<Record<string, string | null>>>(sql, params);
+      for (const row of rows) {
+        const group: Record<string, string | null> = {};
+        for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
+        add(group, {
+          tracked_ms: Number(row.tracked_ms ?? 0),
+          paused_ms: Number(row.paused_ms ?? 0),
+          session_count: Number(row.session_count ?? 0),
+          linked_event_count: Number(row.linked_event_count ?? 0),
+          outside_session_event_count: Number(row.outside_session_event_count ?? 0),
+          usage_cost: decimal(row.usage_cost),
+          input_tokens: Number(row.input_tokens ?? 0),
+          output_tokens: Number(row.output_tokens ?? 0),
+        });
+      }
+      // D-50: a live session counts up to as_of, split at each midnight of tz.
+      const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
+      for (const live of await this.liveSessions(q, members.map((m) => m.member_id))) {
+        for (const piece of splitByDay(live.started_at, asOf, live.pauses, q.tz)) {
+          if (piece.day < q.from || piece.day > q.to) continue;
+          const group: Record<string, string | null> = {};
+          for (const g of q.groupBy) group[GROUP_KEY[g]] = this.keyOf(g, live, kinds.get(live.member_id) ?? null, piece.day);
+          add(group, {
+            ...zero(),
+            tracked_ms: piece.trackedMs,
+            paused_ms: piece.pausedMs,
+            session_count: piece.day === localDate(live.started_at, q.tz) ? 1 : 0,
+          });
+        }
+      }
+    }
+    const totals = zero();
+    const rows: Array<Record<string, unknown>> = [];
+    for (const { group, metrics } of groups.values()) {
+      if (isZero(metrics)) continue;
+      addInto(totals, metrics);
+      rows.push({ group, ...shown(metrics) });
+    }
+    rows.sort((a, b) => JSON.stringify(a.group).localeCompare(JSON.stringify(b.group)));
+    return { rows, asOf: asOf.toISOString(), totals: shown(totals) };
+  }
+
+  private keyOf(g: ReportGroupBy, s: LiveSession, kind: string | null, day: string): string | null {
+    switch (g) {
+      case 'member':
+        return s.member_id;
+      case 'member_kind':
+        return kind;
+      case 'work_type':
+        return s.work_type;
+      case 'project':
+        return s.project_id;
+      case 'goal':
+        return s.goal_id;
+      case 'day':
+        return day;
+      case 'week': {
+        const d = new Date(`${day}T00:00:00Z`);
+        d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
+        return d.toISOString().slice(0, 10);
+      }
+    }
+  }
+
+  private async liveSessions(q: GetReportV1, memberIds: string[]): Promise<LiveSession[]> {
+    const rows = await this.dataSource.query<Array<Omit<LiveSession, 'pauses'>>>(
+      `SELECT session_id, member_id, work_type, project_id::text, goal_id::text, started_at FROM ${this.s}.sessions
+        WHERE workspace_id = $1 AND state <> 'closed' AND member_id = ANY($2::uuid[])
+          AND ($3::text IS NULL OR work_type = $3) AND ($4::uuid IS NULL OR project_id = $4) AND ($5::uuid IS NULL OR goal_id = $5)`,
+      [q.actor.workspaceId, memberIds, q.filters.workType ?? null, q.filters.projectId ?? null, q.filters.goalId ?? null],
+    );
+    const pauses = await this.pausesOf(rows.map((r) => r.session_id));
+    return rows.map((r) => ({ ...r, pauses: pauses.get(r.session_id) ?? [] }));
+  }
+
+  private async pausesOf(ids: string[]): Promise<Map<string, Array<{ pausedAt: Date; resumedAt: Date | null }>>> {
+    const out = new Map<string, Array<{ pausedAt: Date; resumedAt: Date | null }>>();
+    if (ids.length === 0) return out;
+    const rows = await this.dataSource.query<Array<{ session_id: string; paused_at: Date; resumed_at: Date | null }>>(
+      `SELECT session_id, paused_at, resumed_at FROM ${this.s}.session_pauses WHERE session_id = ANY($1::uuid[]) ORDER BY paused_at`,
+      [ids],
+    );
+    for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), { pausedAt: r.paused_at, resumedAt: r.resumed_at }]);
+    return out;
+  }
+
+  /** D-51: one row per session overlapping the period, newest first, with its totals, events and spend (cursor as D-29). */
+  private async sessions(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
+    const scope: CursorScope = {
+      list: 'reports.sessions',
+      owner: q.actor.memberId,
+      filters: { from: q.from, to: q.to, tz: q.tz, ...q.filters },
+    };
+    const after = q.cursor ? this.cursors.decode(q.cursor, scope) : undefined;
+    const limit = q.limit ?? 50;
+    if (members.length === 0) return { rows: [], asOf: asOf.toISOString(), nextCursor: null };
+    const { lo, hi } = this.range(q);
+    const rows = await this.dataSource.query<Array<SessionRow>>(
+      `SELECT s.session_id, s.member_id, s.intent_text, s.state, s.source, s.work_type, s.goal_id, s.project_id, s.started_at, s.closed_at,
+              s.user_tags, s.created_at,
+              (SELECT count(*) FROM ${this.s}.events e WHERE e.session_id = s.session_id)::int AS linked_event_count,
+              (SELECT COALESCE(sum(u.cost), 0)::text FROM ${this.s}.usage u WHERE u.session_id = s.session_id) AS usage_cost
+         FROM ${this.s}.sessions s
+        WHERE s.workspace_id = $1 AND s.member_id = ANY($2::uuid[]) AND s.started_at < $4 AND (s.closed_at IS NULL OR s.closed_at > $3 OR s.started_at >= $3)
+          AND ($5::text IS NULL OR s.work_type = $5) AND ($6::uuid IS NULL OR s.project_id = $6) AND ($7::uuid IS NULL OR s.goal_id = $7)
+          AND ($8::timestamptz IS NULL OR (s.started_at, s.session_id) < ($8::timestamptz, $9::uuid))
+        ORDER BY s.started_at DESC, s.session_id DESC
+        LIMIT $10`,
+      [
+        q.actor.workspaceId,
+        members.map((m) => m.member_id),
+        lo,
+        hi,
+        q.filters.workType ?? null,
+        q.filters.projectId ?? null,
+        q.filters.goalId ?? null,
+        after ? String(after[0]) : null,
+        after ? String(after[1]) : null,
+        limit + 1,
+      ],
+    );
+    const page = rows.slice(0, limit);
+    const pauses = await this.pausesOf(page.map((r) => r.session_id));
+    const out = page.map((r) => {
+      const end = r.closed_at ?? asOf;
+      const ps = pauses.get(r.session_id) ?? [];
+      const pieces = splitByDay(r.started_at, end, ps, 'UTC');
+      const tracked = pieces.reduce((a, x) => a + x.trackedMs, 0);
+      const paused = pieces.reduce((a, x) => a + x.pausedMs, 0);
+      return {
+        session_id: r.session_id,
+        member_id: r.member_id,
+        intent_text: r.intent_text,
+        state: r.state,
+        source: r.source,
+        work_type: r.work_type,
+        goal_id: r.goal_id,
+        project_id: r.project_id,
+        started_at: r.started_at.toISOString(),
+        closed_at: r.closed_at ? r.closed_at.toISOString() : null,
+        user_tags: r.user_tags,
+        created_at: r.created_at.toISOString(),
+        tracked_seconds: Math.floor(tracked / 1000),
+        paused_seconds: Math.floor(paused / 1000),
+        linked_event_count: r.linked_event_count,
+        usage_cost: decimal(r.usage_cost),
+      };
+    });
+    const last = page[page.length - 1];
+    const nextCursor = rows.length > limit && last ? this.cursors.encode([last.started_at.toISOString(), last.session_id], scope) : null;
+    return { rows: out, asOf: asOf.toISOString(), nextCursor };
+  }
+
+  /** D-51: events per source and event type, in and outside sessions. */
+  private async activity(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
+    if (members.length === 0) return { rows: [], asOf: asOf.toISOString() };
+    const { lo, hi } = this.range(q);
+    const sessionFilter = Boolean(q.filters.workType || q.filters.projectId || q.filters.goalId);
+    const rows = await this.dataSource.query<Array<{ source_type: string; event_type: string; in_session: string; outside_session: string }>>(
+      `SELECT COALESCE(e.source_type, '') AS source_type, COALESCE(e.event_type, '') AS event_type,
+              count(*) FILTER (WHERE e.session_id IS NOT NULL) AS in_session, count(*) FILTER (WHERE e.session_id IS NULL) AS outside_session
+         FROM ${this.s}.events e LEFT JOIN ${this.s}.sessions s ON s.session_id = e.session_id
+        WHERE e.member_id = ANY($1::uuid[]) AND e.occurred_at >= $2 AND e.occurred_at < $3
+          AND (NOT $7::boolean OR s.session_id IS NOT NULL)
+          AND ($4::text IS NULL OR s.work_type = $4) AND ($5::uuid IS NULL OR s.project_id = $5) AND ($6::uuid IS NULL OR s.goal_id = $6)
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+      [members.map((m) => m.member_id), lo, hi, q.filters.workType ?? null, q.filters.projectId ?? null, q.filters.goalId ?? null, sessionFilter],
+    );
+    return {
+      rows: rows.map((r) => ({
+        source_type: r.source_type,
+        event_type: r.event_type,
+        in_session: Number(r.in_session),
+        outside_session: Number(r.outside_session),
+      })),
+      asOf: asOf.toISOString(),
+    };
+  }
+
+  /** D-51: per assignee and plate day, the items put there and how many overflowed into it. */
+  private async plate(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
+    if (members.length === 0) return { rows: [], asOf: asOf.toISOString() };
+    const rows = await this.dataSource.query<Array<{ assignee_id: string; day: string; assigned: string; overflowed_in: string }>>(
+      `SELECT assignee_id, to_char(plate_date, 'YYYY-MM-DD') AS day, count(*) AS assigned, count(*) FILTER (WHERE overflowed) AS overflowed_in
+         FROM ${this.s}.plate_items WHERE workspace_id = $1 AND assignee_id = ANY($2::uuid[]) AND plate_date BETWEEN $3::date AND $4::date
+        GROUP BY 1, 2 ORDER BY 2, 1`,
+      [q.actor.workspaceId, members.map((m) => m.member_id), q.from, q.to],
+    );
+    const capacity = new Map(members.map((m) => [m.member_id, m.plate_capacity]));
+    return {
+      rows: rows.map((r) => ({
+        assignee_id: r.assignee_id,
+        day: r.day,
+        capacity: capacity.get(r.assignee_id) ?? 0,
+        assigned: Number(r.assigned),
+        done: 0,
+        overflowed_in: Number(r.overflowed_in),
+        overflowed_out: 0,
+      })),
+      asOf: asOf.toISOString(),
+    };
+  }
+}
+
+interface LiveSession {
+  session_id: string;
+  member_id: string;
+  work_type: string;
+  project_id: string | null;
+  goal_id: string | null;
+  started_at: Date;
+  pauses: Array<{ pausedAt: Date; resumedAt: Date | null }>;
+}
+
+interface SessionRow {
+  session_id: string;
+  member_id: string;
+  intent_text: string;
+  state: string;
+  source: string;
+  work_type: string;
+  goal_id: string | null;
+  project_id: string | null;
+  started_at: Date;
+  closed_at: Date | null;
+  user_tags: string[];
+  created_at: Date;
+  linked_event_count: number;
+  usage_cost: string;
+}
+

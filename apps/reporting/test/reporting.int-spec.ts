@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  allTopics,
+  EventsLinked,
+  EventsStored,
+  GetReport,
+  MemberState,
+  SessionChanged,
+  UsageStored,
+  type ActorV1,
+  type GetReportV1,
+  type MemberV1,
+  type SessionChangedV1,
+} from '@worktrack/contracts';
+import { CommandClient, ensureTopics, startService } from '@worktrack/platform';
+import { MessagePublisher, ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
+import { ReportingAppModule } from '../src/app.module';
+import { ProjectionRepository } from '../src/projection/projection.repository';
+import { ReportingConfig } from '../src/reporting.config';
+
+const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
+
+/**
+ * The reporting projection on the real broker and database: fed messages
+ * out of order, twice, and across topics in any order, the buckets and the
+ * reports come out the same (ADR 0018).
+ */
+describe('reporting projection (D-50, ADR 0018)', () => {
+  let kafka: TestKafka;
+  let rpc: CommandClient;
+  let publisher: MessagePublisher;
+  let app: NestFastifyApplication;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  const workspace = randomUUID();
+  const memberId = randomUUID();
+  const member: MemberV1 = {
+    memberId,
+    workspaceId: workspace,
+    kind: 'human',
+    role: 'owner',
+    displayName: 'Ada',
+    email: null,
+    timezone: 'Europe/Berlin',
+    workingHours: week,
+    plateCapacity: 6,
+    version: 1,
+  };
+  const actor: ActorV1 = {
+    memberId,
+    workspaceId: workspace,
+    scope: 'full',
+    credential: 'api_token',
+    profile: { memberId, workspaceId: workspace, role: 'owner', timezone: 'Europe/Berlin', workingHours: week, plateCapacity: 6, version: 1 },
+  };
+  const report = (over: Partial<GetReportV1> = {}) =>
+    rpc.send(
+      GetReport,
+      { actor, report: 'summary', from: '2026-03-28', to: '2026-03-30', tz: 'Europe/Berlin', groupBy: ['day'], filters: {}, ...over },
+      { key: memberId },
+    );
+  const change = (sessionId: string, over: Partial<SessionChangedV1>): SessionChangedV1 => ({
+    change: 'created',
+    sessionId,
+    memberId,
+    workspaceId: workspace,
+    source: 'timer',
+    state: 'active',
+    startedAt: '2026-03-28T22:00:00.000Z',
+    closedAt: null,
+    closedReason: null,
+    revision: 1,
+    changedAt: '2026-03-28T22:00:00.000Z',
+    workType: 'reactive',
+    projectId: null,
+    goalId: null,
+    intentText: 'x',
+    userTags: [],
+    createdAt: '2026-03-28T22:00:00.000Z',
+    ...over,
+  });
+
+  beforeAll(async () => {
+    const namespace = await ownNamespace('reporting');
+    dropDatabase = namespace.drop;
+    kafka = testKafka('reporting-it', namespace.env);
+    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
+    app = await startService('reporting', ReportingAppModule, testConfig(ReportingConfig, { ...namespace.env }));
+    rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 20_000 });
+    await rpc.start();
+    publisher = new MessagePublisher(kafka.client);
+  }, 120_000);
+
+  afterAll(async () => {
+    await rpc?.stop();
+    await kafka?.close();
+    await app?.close();
+    await dropDatabase?.();
+  });
+
+  const settle = async (check: (r: Awaited<ReturnType<typeof report>>) => boolean): Promise<Awaited<ReturnType<typeof report>>> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const r = await report();
+      if (check(r) || Date.now() > deadline) return r;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  it('a paused session across midnight and DST, changes out of order and twice, an event linked before it was stored: the same totals', async () => {
+    const sessionId = randomUUID();
+    const eventId = randomUUID();
+    // The close first, then the pause, then the creation; the member last; each twice.
+    const changes = [
+      change(sessionId, {
+        change: 'closed',
+        state: 'closed',
+        closedAt: '2026-03-29T04:00:00.000Z',
+        closedReason: 'explicit',
+        revision: 4,
+        changedAt: '2026-03-29T04:00:00.000Z',
+      }),
+      change(sessionId, { change: 'resumed', revision: 3, changedAt: '2026-03-28T23:30:00.000Z' }),
+      change(sessionId, { change: 'paused', state: 'paused', revision: 2, changedAt: '2026-03-28T22:30:00.000Z' }),
+      change(sessionId, {}),
+    ];
+    for (let round = 0; round < 2; round++) {
+      await publisher.publish(EventsLinked, { memberId, links: [{ eventId, sessionId, version: 1 }] }, { key: memberId });
+      for (const c of changes) await publisher.publish(SessionChanged, c, { key: memberId });
+      await publisher.publish(
+        EventsStored,
+        { memberId, workspaceId: workspace, events: [{ eventId, occurredAt: '2026-03-29T02:00:00.000Z', sourceType: 'ci', eventType: 'build' }] },
+        { key: memberId },
+      );
+      await publisher.publish(
+        UsageStored,
+        {
+          memberId,
+          workspaceId: workspace,
+          usage: [
+            {
+              usageId: eventId,
+              occurredAt: '2026-03-29T02:30:00.000Z',
+              provider: 'anthropic',
+              model: 'm',
+              operation: 'chat',
+              inputTokens: 10,
+              outputTokens: 5,
+              cacheReadInputTokens: null,
+              cacheCreationInputTokens: null,
+              reasoningOutputTokens: null,
+              cost: '0.000000001',
+              currency: 'USD',
+              costSource: 'reported',
+              sessionId,
+            },
+          ],
+        },
+        { key: memberId },
+      );
+      await publisher.publish(MemberState, member, { key: memberId });
+    }
+    // Berlin: 22:00Z–23:00Z on the 28th (a pause 22:30–23:00), 23:00Z–04:00Z on the 29th (a pause 23:00–23:30).
+    const r = await settle((x) => x.rows.length === 2 && (x.totals?.linked_event_count as number) === 1 && x.totals?.usage_cost !== '0');
+    expect(r.rows).toEqual([
+      expect.objectContaining({ group: { day: '2026-03-28' }, tracked_seconds: 1_800, paused_seconds: 1_800, session_count: 1 }),
+      expect.objectContaining({
+        group: { day: '2026-03-29' },
+        tracked_seconds: 16_200,
+        paused_seconds: 1_800,
+        session_count: 0,
+        linked_event_count: 1,
+        usage_cost: '0.000000001',
+        input_tokens: 10,
+      }),
+    ]);
+    // The same instants in New York (hour buckets): one day.
+    const ny = await report({ tz: 'America/New_York' });
+    expect(ny.rows).toEqual([
+      expect.objectContaining({ group: { day: '2026-03-28' }, tracked_seconds: 18_000, paused_seconds: 3_600, session_count: 1, linked_event_count: 1 }),
+    ]);
+    // A relink to no session moves the event outside, with null session keys.
+    await publisher.publish(EventsLinked, { memberId, links: [{ eventId, sessionId: null, version: 2 }] }, { key: memberId });
+    const relinked = await settle((x) => (x.totals?.outside_session_event_count as number) === 1);
+    expect(relinked.totals).toMatchObject({ linked_event_count: 0, outside_session_event_count: 1 });
+    const byType = await report({ groupBy: ['work_type'] });
+    expect(byType.rows).toEqual([
+      expect.objectContaining({ group: { work_type: null }, outside_session_event_count: 1, tracked_seconds: 0 }),
+      expect.objectContaining({ group: { work_type: 'reactive' }, tracked_seconds: 18_000, usage_cost: '0.000000001' }),
+    ]);
+  }, 90_000);
+
+  it('skips messages at or below the stored position: a redelivered batch changes nothing', async () => {
+    const projection = app.get(ProjectionRepository);
+    const sessionId = randomUUID();
+    const before = await report({ from: '2026-05-01', to: '2026-05-01', tz: 'UTC' });
+    const message = {
+      topic: `redelivery-${randomUUID()}`,
+      partition: 0,
+      offset: '7',
+      payload: change(sessionId, {
+        source: 'manual',
+        state: 'closed',
+        startedAt: '2026-05-01T10:00:00.000Z',
+        closedAt: '2026-05-01T11:00:00.000Z',
+        changedAt: '2026-05-01T11:00:00.000Z',
+      }),
+    };
+    let applied = 0;
+    for (let i = 0; i < 2; i++) {
+      await projection.consume([message], (m, fresh) => {
+        applied += fresh.length;
+        return projection.sessions(m, fresh);
+      });
+    }
+    expect(applied).toBe(1);
+    const after = await report({ from: '2026-05-01', to: '2026-05-01', tz: 'UTC' });
+    expect((after.totals?.tracked_seconds as number) - ((before.totals?.tracked_seconds as number) ?? 0)).toBe(3_600);
+  }, 60_000);
+});
