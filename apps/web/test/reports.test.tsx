@@ -148,7 +148,9 @@ describe('Reports (D-50 … D-52)', { timeout: 30_000 }, () => {
     await user.clear(to);
     await user.type(to, '2026-03-12');
     await user.keyboard('{Enter}');
-    await waitFor(() => expect(summaries(api.requests).some((q) => q.get('from') === '2026-03-10' && q.get('to') === '2026-03-12')).toBe(true));
+    await waitFor(() =>
+      expect(summaries(api.requests).some((q) => q.get('from') === '2026-03-10' && q.get('to') === '2026-03-12')).toBe(true),
+    );
     const table = await screen.findByRole('table', { name: 'Tracked time by day' });
     await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(4));
     await expectAccessible();
