@@ -93,3 +93,74 @@ describe('failures are said, with a way to try again', { timeout: 30_000 }, () =
     await waitFor(() => expect(screen.queryByText(/You are offline\./)).toBeNull());
   });
 });
+
+describe('back-dated stop and manual blocks, in the member’s time zone', { timeout: 30_000 }, () => {
+  it('stops a session at an earlier time entered in the member’s zone (D-26)', async () => {
+    let current: Record<string, unknown> = { ...started, started_at: '2026-11-27T07:00:00.000Z' };
+    const api = await withApi({
+      'GET /v1/me': () => json({ data: ME }),
+      'GET /v1/sessions': ({ query }) =>
+        json({ data: current.state === 'closed' || query.get('state') === 'paused' ? [] : [current], meta: { cursor: null } }),
+      'GET /v1/activity/events': () => json({ data: [], meta: { cursor: null } }),
+      [`POST /v1/sessions/${started.session_id}/close`]: ({ body }) => {
+        current = { ...current, state: 'closed', closed_at: (body as { closed_at: string }).closed_at };
+        return json({ data: current });
+      },
+    });
+    close = api.close;
+    signedIn(api.auth);
+    const { Today } = await import('../src/features/today/Today');
+    renderWithQuery(<Today />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByLabelText('I stopped earlier'));
+    const at = screen.getByLabelText('Stopped at');
+    await user.clear(at);
+    await user.type(at, '2026-11-27T09:45'); // Berlin, UTC+1 in November
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    await waitFor(() => expect(screen.queryByRole('timer')).toBeNull());
+    expect(api.requests.find((r) => r.path.endsWith('/close'))?.body).toEqual({ closed_at: '2026-11-27T08:45:00.000Z' });
+  });
+
+  it('adds a manual block from times in the member’s zone (D-24) and says a refusal with its details', async () => {
+    let refuse = true;
+    const api = await withApi({
+      'GET /v1/me': () => json({ data: ME }),
+      'GET /v1/sessions': () => json({ data: [], meta: { cursor: null } }),
+      'POST /v1/sessions': () =>
+        refuse
+          ? {
+              status: 400,
+              body: {
+                error: { code: 'VALIDATION_FAILED', message: 'bad', details: [{ path: 'ended_at', issue: 'must be after started_at' }] },
+              },
+            }
+          : json({ data: { ...started, source: 'manual', state: 'closed' } }, 201),
+    });
+    close = api.close;
+    signedIn(api.auth);
+    const { Sessions } = await import('../src/features/sessions/Sessions');
+    renderWithQuery(<Sessions />);
+    const block = await screen.findByRole('region', { name: 'Add a block of work' });
+    const user = userEvent.setup();
+    await user.type(within(block).getByLabelText('What did you work on?'), 'Design review');
+    await user.type(within(block).getByLabelText('Started at'), '2026-07-01T09:00'); // Berlin, UTC+2 in July
+    await user.type(within(block).getByLabelText('Ended at'), '2026-07-01T08:00');
+    await user.click(within(block).getByRole('button', { name: 'Add block' }));
+    const alert = await within(block).findByRole('alert');
+    expect(alert.textContent).toContain('Some of what you entered is not valid.');
+    expect(alert.textContent).toContain('ended_at: must be after started_at');
+    refuse = false;
+    const endedAt = within(block).getByLabelText('Ended at');
+    await user.clear(endedAt);
+    await user.type(endedAt, '2026-07-01T10:30');
+    await user.click(within(block).getByRole('button', { name: 'Add block' }));
+    await within(block).findByText('Block added.');
+    const posts = api.requests.filter((r) => r.method === 'POST');
+    expect(posts[1].body).toMatchObject({
+      intent_text: 'Design review',
+      source: 'manual',
+      started_at: '2026-07-01T07:00:00.000Z',
+      ended_at: '2026-07-01T08:30:00.000Z',
+    });
+  });
+});
