@@ -201,6 +201,45 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await expectAccessible(page, 'Sessions');
   });
 
+  it('adds a manual block on Sessions, listed on its day, and stops a session back-dated (D-24, D-26)', async () => {
+    const me = await call<{ data: { timezone: string } }>(gateway.url, 'GET', '/v1/me', { token: ada.token });
+    const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: me.body.data.timezone }).format(Date.now() - 86_400_000);
+    await page.goto(`${gateway.url}/sessions`);
+    const block = page.getByRole('region', { name: 'Add a block of work' });
+    await block.getByLabel('What did you work on?').fill(`Manual ${run}`);
+    await block.getByLabel('Started at').fill(`${yesterday}T08:00`);
+    await block.getByLabel('Ended at').fill(`${yesterday}T09:30`);
+    await block.getByRole('button', { name: 'Add block' }).click();
+    await block.getByRole('status').filter({ hasText: 'Block added.' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: `Manual ${run}` });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('manual');
+    expect(text).toContain('1:30:00');
+    expect(text).toMatch(/08:00/);
+
+    await page.getByRole('link', { name: 'Today', exact: true }).click();
+    await page.getByLabel('What are you working on?').fill(`Back-dated ${run}`);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('timer').waitFor();
+    // The stop field holds minutes: past the next minute boundary, "now" to the minute is after the start and before now.
+    await page.waitForTimeout(60_500 - (Date.now() % 60_000));
+    await page.getByLabel('I stopped earlier').check();
+    const stoppedAt = await page.getByLabel('Stopped at').inputValue();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('timer').waitFor({ state: 'detached' });
+    const list = await call<{ data: Array<{ intent_text: string; closed_at: string; started_at: string }> }>(
+      gateway.url,
+      'GET',
+      '/v1/sessions?limit=5',
+      { token: ada.token },
+    );
+    const stopped = list.body.data.find((s) => s.intent_text === `Back-dated ${run}`)!;
+    expect(stopped.closed_at.slice(17)).toBe('00.000Z'); // the minute entered, not the moment of the click
+    expect(Date.parse(stopped.closed_at)).toBeGreaterThanOrEqual(Date.parse(stopped.started_at));
+    expect(stoppedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+  });
+
   it('works with the keyboard alone, and a second tab follows the first at once (BroadcastChannel, not polling)', async () => {
     await page.goto(`${gateway.url}/today`);
     await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();

@@ -121,7 +121,7 @@ describe('Settings: members and agents (GET /v1/members)', { timeout: 30_000 }, 
     const cy = within(table).getByText('Cy').closest('tr')!;
     expect(within(cy).getByText('deactivated')).toBeTruthy();
     expect(within(cy).queryByRole('button', { name: /Deactivate/ })).toBeNull();
-    expect((within(table).getByLabelText('Role of Builder') as HTMLSelectElement).disabled).toBe(true); // agents stay members
+    expect(within(table).getByLabelText<HTMLSelectElement>('Role of Builder').disabled).toBe(true); // agents stay members
     await expectAccessible();
 
     const user = userEvent.setup();
@@ -192,7 +192,7 @@ describe('Plate: assign to a teammate', { timeout: 30_000 }, () => {
     const { Plate } = await import('../src/features/plate/Plate');
     renderWithQuery(<Plate />);
     const form = await screen.findByRole('region', { name: 'Assign to a teammate' });
-    const picker = within(form).getByLabelText('Teammate') as HTMLSelectElement;
+    const picker = within(form).getByLabelText<HTMLSelectElement>('Teammate');
     await waitFor(() => expect(picker.options).toHaveLength(3));
     expect([...picker.options].map((o) => o.textContent)).toEqual(['Ada (you)', 'Bea', 'Builder (agent)']);
     const user = userEvent.setup();
