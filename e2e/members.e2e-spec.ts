@@ -441,11 +441,91 @@ describe('members end to end', () => {
     });
   });
 
+  describe('GET /v1/members', () => {
+    interface Listed {
+      member_id: string;
+      kind: string;
+      display_name: string;
+      role?: string;
+      active?: boolean;
+      plate_capacity?: number;
+      last_seen_at?: string | null;
+    }
+    const page = (g: AppProcess, token: string, query = '') =>
+      call<{ data: Listed[]; meta: { cursor: string | null } } & ErrorBody>(g.url, 'GET', `/v1/members${query}`, { token });
+
+    it('lists everyone to owners and admins (role, capacity, status, last use), names of active teammates to members, itself to report_only; pages across replicas', async () => {
+      const workspace = `mem-L-${run}`;
+      const boss = memberWithToken({ workspace, email: `boss-${run}@example.com`, role: 'owner', capacity: 4 });
+      const pal = memberWithToken({ workspace, email: `pal-${run}@example.com`, role: 'member' });
+      const gone = memberWithToken({ workspace, email: `gone-${run}@example.com`, role: 'member' });
+      const agent = await on(g1).post<{ agent: MemberBody; token: string }>(boss.token, '/v1/agents', { name: `Bot ${run}` });
+      expect(agent.status).toBe(201);
+      expect((await on(g1).post(boss.token, `/v1/members/${gone.memberId}/deactivate`)).status).toBe(200);
+      expect((await on(g2).get(agent.body.data.token, '/v1/me')).status).toBe(200); // the agent is seen
+
+      const ids = [boss.memberId, pal.memberId, gone.memberId, agent.body.data.agent.member_id];
+      // The use is recorded as the token is verified, so it shows within moments.
+      let all: Listed[] = [];
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        const answer = await page(g1, boss.token);
+        expect(answer.status).toBe(200);
+        all = answer.body.data;
+        if (all.find((m) => m.kind === 'agent')?.last_seen_at) break;
+      }
+      expect(all.map((m) => m.member_id)).toEqual(ids);
+      expect(all[0]).toMatchObject({ role: 'owner', plate_capacity: 4, active: true });
+      expect(all[2]).toMatchObject({ active: false });
+      expect(all[3]).toMatchObject({ kind: 'agent', role: 'member', display_name: `Bot ${run}` });
+      expect(Date.now() - Date.parse(all[3].last_seen_at!)).toBeLessThan(120_000);
+
+      const seenByPal = await page(g2, pal.token);
+      expect(seenByPal.body.data.map((m) => m.member_id)).toEqual([boss.memberId, pal.memberId, agent.body.data.agent.member_id]);
+      expect(seenByPal.body.data[0]).toEqual({ member_id: boss.memberId, kind: 'human', display_name: `boss-${run}` });
+      expect(seenByPal.body.data[1]).toMatchObject({ role: 'member', active: true });
+      expect((await page(g1, agent.body.data.token)).body.data.map((m) => m.member_id)).toEqual([agent.body.data.agent.member_id]);
+      expect((await page(g1, boss.token, '?kind=agent')).body.data.map((m) => m.member_id)).toEqual([agent.body.data.agent.member_id]);
+      expect((await page(g1, stranger.token)).body.data.map((m) => m.member_id)).toEqual([stranger.memberId]);
+
+      // One at a time, alternating replicas: every member once, in order.
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const answer = await page(i % 2 ? g2 : g1, boss.token, `?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(answer.status).toBe(200);
+        paged.push(...answer.body.data.map((m) => m.member_id));
+        cursor = answer.body.meta.cursor;
+        if (!cursor) break;
+      }
+      expect(paged).toEqual(ids);
+    });
+
+    it('refuses a bad cursor (another caller, another filter, altered) with INVALID_CURSOR and bad paging or kind with VALIDATION_FAILED', async () => {
+      const first = await page(g1, owner.token, '?limit=1');
+      const cursor = encodeURIComponent(first.body.meta.cursor!);
+      for (const [token, query] of [
+        [teammate.token, `?limit=1&cursor=${cursor}`],
+        [owner.token, `?limit=1&kind=agent&cursor=${cursor}`],
+        [owner.token, `?limit=1&cursor=${cursor}x`],
+        [owner.token, '?cursor=garbage'],
+      ] as const) {
+        const answer = await page(g1, token, query);
+        expect([answer.status, answer.body.error.code]).toEqual([400, 'INVALID_CURSOR']);
+      }
+      for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?kind=robot', '?colour=blue']) {
+        const answer = await page(g2, owner.token, query);
+        expect([query, answer.status, answer.body.error.code]).toEqual([query, 400, 'VALIDATION_FAILED']);
+      }
+      expect((await call(g1.url, 'GET', '/v1/members')).status).toBe(401);
+    });
+  });
+
   it('documents the new routes in /openapi.yaml', async () => {
     const doc = await (await fetch(`${g1.url}/openapi.yaml`)).text();
     const { paths } = parse(doc) as { paths: Record<string, Record<string, { tags?: string[] }>> }; // relative to the `/v1` server
     expect(paths['/members/{member_id}/deactivate'].post.tags).toEqual(['Members']);
     expect(paths['/members/{member_id}'].patch.tags).toEqual(['Members']);
+    expect(paths['/members'].get.tags).toEqual(['Members']);
     expect(Object.keys(paths['/me']).sort()).toEqual(['get', 'patch']);
   });
 });

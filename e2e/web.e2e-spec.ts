@@ -201,6 +201,45 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await expectAccessible(page, 'Sessions');
   });
 
+  it('adds a manual block on Sessions, listed on its day, and stops a session back-dated (D-24, D-26)', async () => {
+    const me = await call<{ data: { timezone: string } }>(gateway.url, 'GET', '/v1/me', { token: ada.token });
+    const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: me.body.data.timezone }).format(Date.now() - 86_400_000);
+    await page.goto(`${gateway.url}/sessions`);
+    const block = page.getByRole('region', { name: 'Add a block of work' });
+    await block.getByLabel('What did you work on?').fill(`Manual ${run}`);
+    await block.getByLabel('Started at').fill(`${yesterday}T08:00`);
+    await block.getByLabel('Ended at').fill(`${yesterday}T09:30`);
+    await block.getByRole('button', { name: 'Add block' }).click();
+    await block.getByRole('status').filter({ hasText: 'Block added.' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: `Manual ${run}` });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('manual');
+    expect(text).toContain('1:30:00');
+    expect(text).toMatch(/08:00/);
+
+    await page.getByRole('link', { name: 'Today', exact: true }).click();
+    await page.getByLabel('What are you working on?').fill(`Back-dated ${run}`);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('timer').waitFor();
+    // The stop field holds minutes: past the next minute boundary, "now" to the minute is after the start and before now.
+    await page.waitForTimeout(60_500 - (Date.now() % 60_000));
+    await page.getByLabel('I stopped earlier').check();
+    const stoppedAt = await page.getByLabel('Stopped at').inputValue();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('timer').waitFor({ state: 'detached' });
+    const list = await call<{ data: Array<{ intent_text: string; closed_at: string; started_at: string }> }>(
+      gateway.url,
+      'GET',
+      '/v1/sessions?limit=5',
+      { token: ada.token },
+    );
+    const stopped = list.body.data.find((s) => s.intent_text === `Back-dated ${run}`)!;
+    expect(stopped.closed_at.slice(17)).toBe('00.000Z'); // the minute entered, not the moment of the click
+    expect(Date.parse(stopped.closed_at)).toBeGreaterThanOrEqual(Date.parse(stopped.started_at));
+    expect(stoppedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+  });
+
   it('works with the keyboard alone, and a second tab follows the first at once (BroadcastChannel, not polling)', async () => {
     await page.goto(`${gateway.url}/today`);
     await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
@@ -288,7 +327,10 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await page.goto(`${gateway.url}/plate`);
     await page.getByRole('heading', { name: 'Plate', exact: true }).waitFor();
     const form = page.getByRole('region', { name: 'Assign to a teammate' });
-    await form.getByLabel(/Teammate/).fill(teammate.memberId);
+    // The teammate is picked by name from the workspace's members (GET /v1/members).
+    const picker = form.getByLabel('Teammate');
+    await picker.locator('option', { hasText: `mate-${run}` }).waitFor({ state: 'attached' });
+    await picker.selectOption({ label: `mate-${run}` });
     await form.getByLabel('Item').fill(`Second ${run}`);
     await form.getByRole('button', { name: 'Assign' }).click();
     const said = form.getByRole('status');
@@ -299,10 +341,68 @@ describe('D-44: the web app in a browser against the real stack', () => {
     await expectAccessible(page, 'Plate');
   });
 
+  it('registers an agent (token once, last seen after it is used), and manages a member: capacity, role, deactivation', async () => {
+    const third = memberWithToken({ workspace: `web-${run}`, email: `third-${run}@example.com`, timezone: 'Europe/Berlin' });
+    await page.goto(`${gateway.url}/settings`);
+    const agents = page.getByRole('region', { name: 'Agents' });
+    await agents.getByLabel('Agent name').fill(`Builder ${run}`);
+    await agents.getByRole('button', { name: 'Register agent' }).click();
+    const shown = agents.getByRole('status', { name: 'Agent token' });
+    await shown.waitFor();
+    const token = (await shown.textContent()) ?? '';
+    expect(token).toMatch(/^wt_[a-z2-7]{8}_[A-Za-z0-9]{43}$/);
+    const listed = agents
+      .getByRole('table', { name: 'Agents of the workspace' })
+      .getByRole('row')
+      .filter({ hasText: `Builder ${run}` });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain('Never');
+    expect((await call(gateway.url, 'GET', '/v1/me', { token })).status).toBe(200);
+    const deadline = Date.now() + 15_000;
+    while (((await listed.textContent()) ?? '').includes('Never') && Date.now() < deadline) {
+      await page.reload();
+      await listed.waitFor();
+    }
+    expect(await listed.textContent()).not.toContain('Never');
+
+    const members = page.getByRole('region', { name: 'Members' });
+    const row = members.getByRole('row').filter({ hasText: `third-${run}` });
+    await row.waitFor();
+    await expectAccessible(page, 'Settings with members and agents');
+    await row.getByLabel(`Items a day for third-${run}`).fill('2');
+    await row.getByLabel(`Items a day for third-${run}`).press('Tab');
+    await row.getByLabel(`Role of third-${run}`).selectOption('admin');
+    const read = async () =>
+      (
+        await call<{ data: Array<{ member_id: string; plate_capacity: number; role: string; active: boolean }> }>(
+          gateway.url,
+          'GET',
+          '/v1/members?limit=100',
+          { token: owner.token },
+        )
+      ).body.data.find((m) => m.member_id === third.memberId);
+    for (const until = Date.now() + 10_000; Date.now() < until; await page.waitForTimeout(250)) {
+      const now = await read();
+      if (now?.plate_capacity === 2 && now.role === 'admin') break;
+    }
+    expect(await read()).toMatchObject({ plate_capacity: 2, role: 'admin', active: true });
+    await row.getByRole('button', { name: `Deactivate third-${run}` }).click();
+    await row.getByText('deactivated').waitFor();
+    expect(await read()).toMatchObject({ active: false });
+    let status = 0;
+    for (const until = Date.now() + 6_000; Date.now() < until && status !== 401; await page.waitForTimeout(250)) {
+      status = (await call(gateway.url, 'GET', '/v1/me', { token: third.token })).status; // refused within 5 s
+    }
+    expect(status).toBe(401);
+  });
+
   it('has no serious or critical axe violation on Reports, and keeps a 375 px screenshot of Today', async () => {
     await page.goto(`${gateway.url}/reports`);
     await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
-    await page.getByRole('heading', { name: 'By day and work type', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Summary', exact: true }).waitFor();
+    await page.getByRole('radio', { name: 'Last week' }).check();
+    await page.getByRole('radio', { name: 'Custom dates' }).check();
+    await page.getByLabel('From').waitFor();
     await expectAccessible(page, 'Reports');
 
     const narrow = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2 });

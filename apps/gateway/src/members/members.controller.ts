@@ -1,23 +1,60 @@
-import { Body, Controller, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { DeactivateMember, ErrorCode, UpdateMember } from '@worktrack/contracts';
+import { DeactivateMember, ErrorCode, ListMembers, UpdateMember } from '@worktrack/contracts';
 import { CommandClient, DomainError } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
 import { ApiTokenVerifier } from '../auth/api-token.verifier';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
-import { ApiData, ApiErrors } from '../openapi/api-responses';
-import { ApiValidatedBody, ApiValidatedParams } from '../openapi/validation-schemas';
-import { ManagedMemberBody, MemberIdParam, presentManagedMember, UpdateMemberDto } from './members.dto';
+import { ApiData, ApiErrors, ApiPage } from '../openapi/api-responses';
+import { ApiValidatedBody, ApiValidatedParams, ApiValidatedQuery } from '../openapi/validation-schemas';
+import { pageOf } from '../pagination/page-query.dto';
+import {
+  ListedMemberBody,
+  ListMembersQueryDto,
+  ManagedMemberBody,
+  MemberIdParam,
+  presentListedMember,
+  presentManagedMember,
+  UpdateMemberDto,
+} from './members.dto';
 
-/** Owners and admins manage their workspace's members. A member of another workspace is a missing one (D-7). */
+/**
+ * The workspace's members: listed to everyone (what each sees depends on the
+ * role, identity decides), managed by owners and admins. A member of another
+ * workspace is a missing one (D-7).
+ */
 @Controller('members')
 export class MembersController {
   constructor(
     private readonly commands: CommandClient,
     private readonly verifier: ApiTokenVerifier,
   ) {}
+
+  @Get()
+  @Access('read')
+  @ApiOperation({
+    summary: "List your workspace's members",
+    description:
+      'Oldest first. Owners and admins see every member, humans and agents, deactivated ones included, with role, plate capacity, status and last use. ' +
+      'Plain members see the active teammates with id, name and kind, enough to assign to them. ' +
+      'A `report_only` credential sees its own member only.',
+  })
+  @ApiValidatedQuery(ListMembersQueryDto)
+  @ApiPage(ListedMemberBody, 'A page of members, oldest first.')
+  @ApiErrors(ErrorCode.INVALID_CURSOR)
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListMembersQueryDto,
+  ): Promise<{ data: ListedMemberBody[]; meta: { cursor: string | null } }> {
+    const page = await this.commands.send(
+      ListMembers,
+      { actor: actorOf(principal), ...(query.kind ? { kind: query.kind } : {}), ...pageOf(query) },
+      { key: principal.memberId },
+    );
+    return { data: page.members.map(presentListedMember), meta: { cursor: page.nextCursor ?? null } };
+  }
 
   @Patch(':member_id')
   @Access('full')

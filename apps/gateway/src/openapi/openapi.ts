@@ -31,7 +31,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 /** Descriptions of the operation tags: one per controller, named after it by @nestjs/swagger. */
 const TAGS: Record<string, string> = {
   Me: 'The member the credential acts as, and changes to its own profile.',
-  Members: "Owners and admins manage their workspace's members: daily plate capacity, role, deactivation.",
+  Members:
+    "Your workspace's members, listed to every member (plain members see their active teammates' names); owners and admins manage them: daily plate capacity, role, deactivation.",
   Tokens: "The caller's own API tokens (first-party surface).",
   Agents: 'Agent identities, each registered with its token.',
   Activity: 'Activity events: ingestion and the timeline.',

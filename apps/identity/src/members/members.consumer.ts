@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DeactivateMember, GetMe, ResolveMember, UpdateMe, UpdateMember, type PayloadOf } from '@worktrack/contracts';
+import { DeactivateMember, GetMe, ListMembers, ResolveMember, UpdateMe, UpdateMember, type PayloadOf } from '@worktrack/contracts';
 import { HandleCommand } from '@worktrack/platform';
 import { MembersService } from './members.service';
 
@@ -12,6 +12,11 @@ export class IdentityMembersConsumer {
   @HandleCommand(GetMe)
   me(@Payload() { actor }: PayloadOf<typeof GetMe>) {
     return this.members.me(actor);
+  }
+
+  @HandleCommand(ListMembers)
+  list(@Payload() command: PayloadOf<typeof ListMembers>) {
+    return this.members.list(command);
   }
 
   @HandleCommand(ResolveMember)

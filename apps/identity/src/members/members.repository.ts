@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { MemberKind } from '@worktrack/contracts';
 import { SchemaRepository } from '@worktrack/platform';
 import { IdentityMemberEntity } from './entities/member.entity';
 import { WorkspaceEntity } from './entities/workspace.entity';
@@ -55,6 +56,40 @@ export class IdentityMembersRepository extends SchemaRepository {
         exceptId,
       })
       .getCount();
+  }
+
+  /**
+   * A page of the workspace's members, oldest first (keyset on the creation
+   * time at millisecond precision, as the cursor carries it, then id), each
+   * with when it was last seen: the latest use of one of its API tokens or
+   * browser sessions.
+   */
+  async listInWorkspace(
+    workspaceId: string,
+    options: { kind?: MemberKind; activeOnly: boolean; onlyId?: string; limit: number; after?: { createdAt: string; id: string } },
+  ): Promise<Array<{ member: IdentityMemberEntity; lastSeenAt: Date | null }>> {
+    const q = this.dataSource.manager
+      .createQueryBuilder(IdentityMemberEntity, 'm')
+      .addSelect(
+        `GREATEST(
+          (SELECT max(t.last_used_at) FROM identity.api_tokens t WHERE t.member_id = m.id),
+          (SELECT max(b.last_used_at) FROM identity.browser_sessions b WHERE b.member_id = m.id)
+        )`,
+        'last_seen_at',
+      )
+      .where('m.workspace_id = :workspaceId', { workspaceId })
+      .orderBy("date_trunc('milliseconds', m.created_at)", 'ASC')
+      .addOrderBy('m.id', 'ASC')
+      .limit(options.limit);
+    if (options.kind) q.andWhere('m.kind = :kind', { kind: options.kind });
+    if (options.activeOnly) q.andWhere('m.deactivated_at IS NULL');
+    if (options.onlyId) q.andWhere('m.id = :onlyId', { onlyId: options.onlyId });
+    if (options.after) q.andWhere("(date_trunc('milliseconds', m.created_at), m.id) > (:createdAt::timestamptz, :id)", options.after);
+    const { entities, raw } = await q.getRawAndEntities<{ last_seen_at: Date | string | null }>();
+    return entities.map((member, i) => {
+      const seen = raw[i]?.last_seen_at ?? null;
+      return { member, lastSeenAt: seen === null ? null : new Date(seen) };
+    });
   }
 
   /** Every member, in pages by id (the republish command). */

@@ -2,13 +2,18 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   canonicalTimeZone,
+  DEFAULT_PAGE_SIZE,
   WEEKDAYS,
   type ActorV1,
+  type ListedMemberV1,
+  type ListMembersV1,
+  type MemberListV1,
   type MemberV1,
   type UpdateMemberV1,
   type UpdateMeV1,
   type WorkingHours,
 } from '@worktrack/contracts';
+import { SignedCursor, type CursorScope } from '@worktrack/platform';
 import type { IdentityMemberEntity } from './entities/member.entity';
 import { toMemberV1 } from './member.mapper';
 import {
@@ -36,6 +41,22 @@ export function workingHoursProblem(hours: WorkingHours): { path: string; issue:
   return undefined;
 }
 
+/** A member as the list shows it: everything for a manager (or the caller itself), id, name and kind otherwise. */
+function listed(member: IdentityMemberEntity, lastSeenAt: Date | null, full: boolean): ListedMemberV1 {
+  const base: ListedMemberV1 = { memberId: member.id, kind: member.kind, displayName: member.displayName };
+  if (!full) return base;
+  return {
+    ...base,
+    role: member.role,
+    email: member.email,
+    timezone: member.timezone,
+    plateCapacity: member.plateCapacity,
+    active: member.deactivatedAt === null,
+    createdAt: member.createdAt.toISOString(),
+    lastSeenAt: lastSeenAt ? new Date(Math.floor(lastSeenAt.getTime() / 60_000) * 60_000).toISOString() : null,
+  };
+}
+
 /**
  * Members (D-7, D-13): who a credential acts as, profile changes and
  * deactivation. Every change bumps the member's version and is published in
@@ -46,10 +67,38 @@ export class MembersService {
   constructor(
     private readonly members: IdentityMembersRepository,
     private readonly publisher: MembersPublisher,
+    private readonly cursors: SignedCursor,
   ) {}
 
   async me(actor: ActorV1): Promise<MemberV1> {
     return toMemberV1(await this.activeCaller(actor));
+  }
+
+  /**
+   * The workspace's members, oldest first, a page at a time (D-29 paging).
+   * Owners and admins see every member with its role, capacity, status and
+   * last use; plain members see the active teammates' id, name and kind (what
+   * assigning needs, D-35); a `report_only` credential sees its own member
+   * only (as D-52). A cursor is bound to the caller, the view and the filter.
+   */
+  async list({ actor, kind, limit = DEFAULT_PAGE_SIZE, cursor }: ListMembersV1): Promise<MemberListV1> {
+    const caller = await this.activeCaller(actor);
+    const view = actor.scope === 'report_only' ? 'self' : caller.role === 'owner' || caller.role === 'admin' ? 'all' : 'teammates';
+    const scope: CursorScope = { list: 'members', owner: actor.memberId, filters: { view, kind } };
+    const after = this.cursors.createdAtKey(cursor, scope);
+    const rows = await this.members.listInWorkspace(actor.workspaceId, {
+      ...(kind ? { kind } : {}),
+      activeOnly: view !== 'all',
+      ...(view === 'self' ? { onlyId: caller.id } : {}),
+      limit: limit + 1,
+      ...(after ? { after } : {}),
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1]?.member;
+    return {
+      members: page.map(({ member, lastSeenAt }) => listed(member, lastSeenAt, view !== 'teammates' || member.id === caller.id)),
+      nextCursor: rows.length > limit && last ? this.cursors.encode([last.createdAt.toISOString(), last.id], scope) : null,
+    };
   }
 
   /** An active member of that workspace; a missing, foreign or deactivated one is UNAUTHENTICATED (D-7). */

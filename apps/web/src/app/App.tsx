@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import { onlineManager, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Loading } from '../components/ui';
 import { onSignedOut } from '../lib/api-client';
 import { isSignedIn, refresh, subscribeAuth } from '../lib/auth';
@@ -43,6 +44,40 @@ function signInPath(): string {
   return here === '/' ? '/sign-in' : `/sign-in?return_to=${encodeURIComponent(here)}`;
 }
 
+const subscribeOnline = (listener: () => void): (() => void) => {
+  window.addEventListener('online', listener);
+  window.addEventListener('offline', listener);
+  return () => {
+    window.removeEventListener('online', listener);
+    window.removeEventListener('offline', listener);
+  };
+};
+
+/**
+ * Said while the browser is offline. Requests wait for the connection and go
+ * out when it is back; "Try again" sends them now (a failure is then said
+ * like any other, with its own "Try again").
+ */
+function OfflineNotice() {
+  const online = useSyncExternalStore(subscribeOnline, () => navigator.onLine);
+  const client = useQueryClient();
+  if (online) return null;
+  return (
+    <div role="status" className="notice error">
+      <p>You are offline. What you see may be out of date, and changes cannot be saved until the connection is back.</p>
+      <button
+        type="button"
+        onClick={() => {
+          onlineManager.setOnline(true);
+          void client.refetchQueries({ type: 'active' });
+        }}
+      >
+        Try again
+      </button>
+    </div>
+  );
+}
+
 function Shell({ children }: { children: ReactNode }) {
   const main = useRef<HTMLElement>(null);
   const path = useLocation();
@@ -83,6 +118,7 @@ function Shell({ children }: { children: ReactNode }) {
         </button>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
+        <OfflineNotice />
         {children}
       </main>
     </>

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -18,7 +19,18 @@ import { defineCommand } from '../message';
 import { MaxCodePoints } from '../input-safety';
 import { MAX_PAGE_SIZE } from '../pagination';
 import { API_TOKEN_PATTERN, TOKEN_ID_PATTERN } from './api-token-format';
-import { ActorV1, ApiTokenV1, MEMBER_ROLES, MemberV1, TOKEN_SCOPES, WorkingHours, type MemberRole, type TokenScope } from './member';
+import {
+  ActorV1,
+  ApiTokenV1,
+  MEMBER_KINDS,
+  MEMBER_ROLES,
+  MemberV1,
+  TOKEN_SCOPES,
+  WorkingHours,
+  type MemberKind,
+  type MemberRole,
+  type TokenScope,
+} from './member';
 
 /**
  * Verifies an API token (D-8). The gateway sends the token id and the SHA-256
@@ -213,4 +225,42 @@ export const DeactivateMember = defineCommand({
   topic: 'identityCommands',
   payload: DeactivateMemberV1,
   result: MemberV1,
+});
+
+/** `GET /v1/members`: the workspace's members, a page at a time, oldest first (D-29 paging). */
+export class ListMembersV1 {
+  @ValidateNested() @Type(() => ActorV1) actor!: ActorV1;
+  @IsOptional() @IsIn(MEMBER_KINDS) kind?: MemberKind;
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_PAGE_SIZE) limit?: number;
+  @IsOptional() @IsString() @MaxLength(512) cursor?: string;
+}
+/**
+ * A member as the list shows it. Owners and admins (full or read credential)
+ * get every field, deactivated members included; plain members get the
+ * active teammates' id, name and kind only (enough to assign to them); a
+ * `report_only` credential gets only its own member (as D-52).
+ */
+export class ListedMemberV1 {
+  @IsUUID() memberId!: string;
+  @IsIn(MEMBER_KINDS) kind!: MemberKind;
+  @IsString() @MinLength(1) @MaxCodePoints(200) displayName!: string;
+  @IsOptional() @IsIn(MEMBER_ROLES) role?: MemberRole;
+  @IsOptional() @IsString() email?: string | null;
+  @IsOptional() @IsString() timezone?: string;
+  @IsOptional() @IsInt() @Min(0) @Max(1000) plateCapacity?: number;
+  @IsOptional() @IsBoolean() active?: boolean;
+  @IsOptional() @IsString() createdAt?: string;
+  /** The latest use of any of the member's API tokens or browser sessions (minute precision), null when never. */
+  @IsOptional() @IsString() lastSeenAt?: string | null;
+}
+export class MemberListV1 {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ListedMemberV1) members!: ListedMemberV1[];
+  @IsOptional() @IsString() nextCursor?: string | null;
+}
+export const ListMembers = defineCommand({
+  type: 'identity.member.list',
+  version: 1,
+  topic: 'identityCommands',
+  payload: ListMembersV1,
+  result: MemberListV1,
 });

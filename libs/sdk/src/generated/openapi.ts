@@ -522,6 +522,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your workspace's members
+         * @description Oldest first. Owners and admins see every member, humans and agents, deactivated ones included, with role, plate capacity, status and last use. Plain members see the active teammates with id, name and kind, enough to assign to them. A `report_only` credential sees its own member only.
+         */
+        get: operations["members.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members/{member_id}": {
         parameters: {
             query?: never;
@@ -1489,6 +1509,40 @@ export interface components {
             invite_id: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        ListedMemberBody: {
+            /** @description False once deactivated. Present for owners and admins, and on your own row; absent for the teammates a plain member sees. */
+            active?: boolean;
+            /**
+             * Format: date-time
+             * @description When the member joined. Present for owners and admins, and on your own row; absent for the teammates a plain member sees.
+             */
+            created_at?: string;
+            /** @example Ada Lovelace */
+            display_name: string;
+            /**
+             * Format: email
+             * @description Present for owners and admins, and on your own row; absent for the teammates a plain member sees. Agents have none.
+             */
+            email?: string | null;
+            /** @enum {string} */
+            kind: "human" | "agent";
+            /**
+             * Format: date-time
+             * @description The latest use of one of the member's API tokens or browser sessions, to the minute; null when never. Present for owners and admins, and on your own row; absent for the teammates a plain member sees.
+             */
+            last_seen_at?: string | null;
+            /** Format: uuid */
+            member_id: string;
+            /** @description Items a day on the plate. Present for owners and admins, and on your own row; absent for the teammates a plain member sees. */
+            plate_capacity?: number;
+            /**
+             * @description Present for owners and admins, and on your own row; absent for the teammates a plain member sees.
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "member";
+            /** @description IANA time zone name. Present for owners and admins, and on your own row; absent for the teammates a plain member sees. */
+            timezone?: string;
         };
         LoginDto: {
             /**
@@ -10875,6 +10929,277 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "FORBIDDEN";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request body too large.
+             *     - `PAYLOAD_TOO_LARGE`: The request body is larger than the gateway accepts.
+             */
+            413: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *     - `UNSUPPORTED_MEDIA_TYPE`: A request with a body must use Content-Type application/json, without a Content-Encoding (other than `identity`).
+             */
+            415: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Rate limit exceeded.
+             *     - `RATE_LIMITED`: Too many requests in the rolling minute; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "RATE_LIMITED";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Request headers too large.
+             *     - `HEADERS_TOO_LARGE`: The request headers (an `Authorization` header, cookies) are larger than the gateway accepts (RFC 6585).
+             */
+            431: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "HEADERS_TOO_LARGE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Internal error.
+             *     - `INTERNAL`: An unexpected error; the message names the request id to report.
+             */
+            500: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INTERNAL";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description A dependency is unavailable.
+             *     - `UNAVAILABLE`: A dependency did not answer in time; safe to retry. `details` may name it.
+             */
+            503: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAVAILABLE";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "members.list": {
+        parameters: {
+            query?: {
+                /** @description The `meta.cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only humans or only agents. */
+                kind?: "human" | "agent";
+                limit?: number;
+            };
+            header?: {
+                /** @description Echoed in the response when it is 1–128 of these characters; otherwise a new UUID is used. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit": number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset": number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "member_id": "f23fae5b-9bf3-42f9-a1c5-c4d41126d40c",
+                     *           "kind": "human",
+                     *           "display_name": "Ada Lovelace"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ListedMemberBody"][];
+                        meta: {
+                            /** @description Pass as `cursor` for the next page; null on the last page. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request.
+             *     - `VALIDATION_FAILED`: The request breaks a documented rule; `details` names every bad field.
+             *     - `PROTOTYPE_POISONING`: The body, query or path holds a key that could alter object prototypes (`__proto__`, or `constructor` holding `prototype`); `details` names where.
+             *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+             */
+            400: {
+                headers: {
+                    /** @description Requests allowed per member in the rolling minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests the member may still make now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window allows another request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_FAILED" | "PROTOTYPE_POISONING" | "INVALID_CURSOR";
+                            /** @description Validation failures, one per offending field. */
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description For humans; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential.
+             *     - `UNAUTHENTICATED`: The bearer credential is missing, malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description The client's request id, or a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "UNAUTHENTICATED";
                             /** @description Validation failures, one per offending field. */
                             details?: components["schemas"]["ErrorDetail"][];
                             /** @description For humans; may change. */

@@ -1151,6 +1151,46 @@ export const REQUEST_SCHEMAS = {
     },
     "body": null
   },
+  "members.list": {
+    "method": "GET",
+    "path": "/members",
+    "summary": "List your workspace's members",
+    "description": "Oldest first. Owners and admins see every member, humans and agents, deactivated ones included, with role, plate capacity, status and last use. Plain members see the active teammates with id, name and kind, enough to assign to them. A `report_only` credential sees its own member only.",
+    "params": {
+      "path": {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+      },
+      "query": {
+        "type": "object",
+        "properties": {
+          "limit": {
+            "maximum": 100,
+            "type": "integer",
+            "minimum": 1
+          },
+          "cursor": {
+            "maxLength": 512,
+            "type": "string",
+            "description": "The `meta.cursor` of the previous page."
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "human",
+              "agent"
+            ],
+            "description": "Only humans or only agents."
+          }
+        },
+        "required": [],
+        "additionalProperties": false
+      }
+    },
+    "body": null
+  },
   "members.update": {
     "method": "PATCH",
     "path": "/members/{member_id}",

@@ -5,7 +5,7 @@ import { api, unwrap } from '../../lib/api-client';
 import { announce } from '../../lib/live';
 import { addDays, dateIn, longDate, weekdayOf } from '../../lib/time';
 import { useMe, type Member } from '../today/api';
-import { landingSentence, useTeammates, type PlateAssignment, type PlateDay } from './api';
+import { isActive, landingSentence, useTeammates, type PlateAssignment, type PlateDay } from './api';
 
 /** Today and the next working days (days with working hours, D-33), up to `count` of them within two weeks. */
 export function plateDays(today: string, workingHours: Member['working_hours'], count: number): string[] {
@@ -69,7 +69,7 @@ function Assign({ me, today }: { me: Member; today: string }) {
   const [said, setSaid] = useState('');
   const people = [
     { member_id: me.member_id, display_name: `${me.display_name} (you)` },
-    ...(teammates.data ?? []).filter((t) => t.member_id !== me.member_id && t.active),
+    ...(teammates.data ?? []).filter((t) => t.member_id !== me.member_id && isActive(t)),
   ];
   const assign = useMutation({
     mutationFn: (): Promise<PlateAssignment> =>
@@ -90,17 +90,15 @@ function Assign({ me, today }: { me: Member; today: string }) {
   return (
     <Section title="Assign to a teammate">
       <form onSubmit={submit}>
-        {people.length > 1 ? (
-          <SelectField label="Teammate" value={assignee} onChange={(e) => setAssignee(e.target.value)}>
-            {people.map((p) => (
-              <option key={p.member_id} value={p.member_id}>
-                {p.display_name}
-              </option>
-            ))}
-          </SelectField>
-        ) : (
-          <Field label="Teammate's member id" required value={assignee} onChange={(e) => setAssignee(e.target.value.trim())} />
-        )}
+        <SelectField label="Teammate" value={assignee} onChange={(e) => setAssignee(e.target.value)}>
+          {people.map((p) => (
+            <option key={p.member_id} value={p.member_id}>
+              {p.display_name}
+              {'kind' in p && p.kind === 'agent' ? ' (agent)' : ''}
+            </option>
+          ))}
+        </SelectField>
+        {teammates.isError && <ErrorNotice error={teammates.error} onRetry={() => void teammates.refetch()} />}
         <Field label="Item" required maxLength={500} value={title} onChange={(e) => setTitle(e.target.value)} />
         <Field label="Day" type="date" min={today} value={date} onChange={(e) => setDate(e.target.value)} hint="Empty: their today." />
         <button type="submit" className="primary" disabled={assign.isPending}>

@@ -12,7 +12,8 @@ function ManualBlock({ timeZone }: { timeZone: string }) {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const add = useMutation({
-    mutationFn: () =>
+    // The key is the submission's, so "Try again" after no answer never adds the block twice (D-28).
+    mutationFn: (key: string) =>
       unwrap(
         api.POST('/sessions', {
           body: {
@@ -20,7 +21,7 @@ function ManualBlock({ timeZone }: { timeZone: string }) {
             source: 'manual',
             started_at: localInputToIso(from, timeZone),
             ended_at: localInputToIso(to, timeZone),
-            idempotency_key: crypto.randomUUID(),
+            idempotency_key: key,
           },
         }),
       ),
@@ -33,7 +34,7 @@ function ManualBlock({ timeZone }: { timeZone: string }) {
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    add.mutate();
+    add.mutate(crypto.randomUUID());
   };
   return (
     <Section title="Add a block of work">
@@ -48,7 +49,7 @@ function ManualBlock({ timeZone }: { timeZone: string }) {
           Add block
         </button>
         {add.isSuccess && <p role="status">Block added.</p>}
-        <ErrorNotice error={add.error} />
+        <ErrorNotice error={add.error} onRetry={() => add.variables && add.mutate(add.variables)} />
       </form>
     </Section>
   );

@@ -2,9 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice, Field, Section, SelectField, ShownOnce } from '../../components/ui';
 import { api, unwrap } from '../../lib/api-client';
-import { useTeammates } from '../plate/api';
+import { isActive, useTeammates } from '../plate/api';
 
-/** D-12: register an agent (owners and admins), its token shown once; the workspace's agents where the gateway lists members. */
+/** D-12: register an agent (owners and admins), its token shown once; the workspace's agents with when each was last seen. */
 export function Agents() {
   const client = useQueryClient();
   const members = useTeammates();
@@ -39,16 +39,29 @@ export function Agents() {
         <ErrorNotice error={register.error} />
       </form>
       {token && <ShownOnce name="Agent token" value={token} />}
+      <ErrorNotice error={members.error} onRetry={() => void members.refetch()} />
+      {members.data && agents.length === 0 && <p className="muted">No agent yet.</p>}
       {agents.length > 0 && (
-        <ul className="plain">
-          {agents.map((a) => (
-            <li key={a.member_id}>
-              {a.display_name}
-              {!a.active && ' (deactivated)'}
-              {'last_seen_at' in a && typeof a.last_seen_at === 'string' && ` · last seen ${new Date(a.last_seen_at).toLocaleString()}`}
-            </li>
-          ))}
-        </ul>
+        <table className="list">
+          <caption>Agents of the workspace</caption>
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Last seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agents.map((a) => (
+              <tr key={a.member_id}>
+                <td>
+                  {a.display_name}
+                  {!isActive(a) && <span className="tag">deactivated</span>}
+                </td>
+                <td>{a.last_seen_at ? new Date(a.last_seen_at).toLocaleString() : 'Never'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </Section>
   );

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ErrorNotice, Field, Section, SelectField, ShownOnce } from '../../components/ui';
+import { ErrorNotice, Field, Loading, Section, SelectField, ShownOnce } from '../../components/ui';
 import { api, unwrap } from '../../lib/api-client';
-import { useTeammates } from '../plate/api';
+import { isActive, useTeammates } from '../plate/api';
 import type { Member } from '../today/api';
 
 interface Invite {
@@ -87,6 +87,8 @@ export function Members({ me }: { me: Member }) {
         </>
       )}
       <ErrorNotice error={invites.error ?? withdraw.error} />
+      {members.isPending && <Loading what="the members" />}
+      <ErrorNotice error={members.error} onRetry={() => void members.refetch()} />
       {members.data && members.data.length > 0 && (
         <table className="list">
           <caption>Members</caption>
@@ -95,6 +97,7 @@ export function Members({ me }: { me: Member }) {
               <th scope="col">Name</th>
               <th scope="col">Role</th>
               <th scope="col">Items a day</th>
+              <th scope="col">Last seen</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -105,13 +108,14 @@ export function Members({ me }: { me: Member }) {
               <tr key={m.member_id}>
                 <td>
                   {m.display_name} {m.kind === 'agent' && <span className="tag">agent</span>}
-                  {!m.active && <span className="tag">deactivated</span>}
+                  {!isActive(m) && <span className="tag">deactivated</span>}
+                  {m.email && <div className="muted">{m.email}</div>}
                 </td>
                 <td>
                   <select
                     aria-label={`Role of ${m.display_name}`}
-                    value={m.role}
-                    disabled={!m.active}
+                    value={m.role ?? 'member'}
+                    disabled={!isActive(m) || m.kind === 'agent'}
                     onChange={(e) => update.mutate({ id: m.member_id, role: e.target.value as Role })}
                   >
                     {(['member', 'admin', 'owner'] as const).map((r) => (
@@ -125,18 +129,20 @@ export function Members({ me }: { me: Member }) {
                   <input
                     aria-label={`Items a day for ${m.display_name}`}
                     type="number"
-                    min={1}
-                    max={100}
+                    min={0}
+                    max={1000}
                     defaultValue={m.plate_capacity}
-                    disabled={!m.active}
+                    disabled={!isActive(m)}
                     onBlur={(e) => {
                       const value = Number(e.target.value);
-                      if (value && value !== m.plate_capacity) update.mutate({ id: m.member_id, plate_capacity: value });
+                      if (e.target.value !== '' && Number.isInteger(value) && value !== m.plate_capacity)
+                        update.mutate({ id: m.member_id, plate_capacity: value });
                     }}
                   />
                 </td>
+                <td>{m.last_seen_at ? new Date(m.last_seen_at).toLocaleString() : 'Never'}</td>
                 <td>
-                  {m.active && m.member_id !== me.member_id && (
+                  {isActive(m) && m.member_id !== me.member_id && (
                     <button type="button" className="small danger" onClick={() => deactivate.mutate(m.member_id)}>
                       Deactivate {m.display_name}
                     </button>

@@ -85,7 +85,7 @@ function LiveCard({ held, timeZone }: { held: Held; timeZone: string }) {
           onChange={(e) => setStoppedAt(e.target.value)}
         />
       )}
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} onRetry={() => action.variables && action.mutate(action.variables)} />
     </Section>
   );
 }
@@ -96,7 +96,7 @@ function StartForm({ live }: { live: boolean }) {
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     if (!intent.trim()) return;
-    action.mutate({ kind: 'start', intent: intent.trim() }, { onSuccess: () => setIntent('') });
+    action.mutate({ kind: 'start', intent: intent.trim(), key: crypto.randomUUID() }, { onSuccess: () => setIntent('') });
   };
   return (
     <form onSubmit={submit} className="card start">
@@ -111,7 +111,10 @@ function StartForm({ live }: { live: boolean }) {
       <button type="submit" className="primary" disabled={action.isPending}>
         Start
       </button>
-      <ErrorNotice error={action.error} />
+      <ErrorNotice
+        error={action.error}
+        onRetry={() => action.variables && action.mutate(action.variables, { onSuccess: () => setIntent('') })}
+      />
     </form>
   );
 }

@@ -80,12 +80,15 @@ export function useSessionAction() {
   return useMutation({
     mutationFn: async (
       action:
-        { kind: 'start'; intent: string } | { kind: 'pause' | 'resume'; id: string } | { kind: 'stop'; id: string; closedAt?: string },
+        | { kind: 'start'; intent: string; key: string }
+        | { kind: 'pause' | 'resume'; id: string }
+        | { kind: 'stop'; id: string; closedAt?: string },
     ) => {
       switch (action.kind) {
         case 'start':
           return unwrap(
-            api.POST('/sessions', { body: { intent_text: action.intent, source: 'timer', idempotency_key: crypto.randomUUID() } }),
+            // The key is the action's, so "Try again" after no answer never starts a second session (D-28).
+            api.POST('/sessions', { body: { intent_text: action.intent, source: 'timer', idempotency_key: action.key } }),
           );
         case 'pause':
           return unwrap(api.POST('/sessions/{session_id}/pause', { params: { path: { session_id: action.id } }, body: {} }));
