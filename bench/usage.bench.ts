@@ -94,8 +94,8 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    started.push(await startHostedServices(['identity', 'ingestion', 'sessions', 'correlation'], { LOG_LEVEL: 'warn' }));
-    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
+    started.push(await startHostedServices(['identity', 'ingestion', 'sessions', 'correlation'], { LOG_LEVEL: 'warn' }, 180_000));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, 180_000));
     return started;
   } catch (err) {
     await Promise.all(started.map((p) => p.stop()));
@@ -253,7 +253,11 @@ async function main(): Promise<void> {
     }
     /** Over every round: CPU milliseconds per batch of each group, all rounds' CPU over all rounds' batches. */
     const summed = (ps: Phase[], pick: (p: Phase) => number): number =>
-      ps.reduce((a, p) => a + pick(p), 0) / Math.max(1, ps.reduce((a, p) => a + p.ok, 0));
+      ps.reduce((a, p) => a + pick(p), 0) /
+      Math.max(
+        1,
+        ps.reduce((a, p) => a + p.ok, 0),
+      );
     console.log('\nall rounds (CPU ms per batch, summed over the rounds):');
     const groups = [...new Set(chosen.flatMap((k) => all[k].flatMap((p) => Object.keys(p.cpu.byGroup))))].sort();
     for (const kind of chosen) {
