@@ -224,12 +224,16 @@ async function main(): Promise<void> {
           : { actor, receivedAt: receivedAt.toISOString(), usage: parseUsageInput(parsed, receivedAt) };
       commandText = JSON.stringify(payload);
       // The command client checks what it sends.
-      parsePayload(kind === 'events' ? IngestEvents.payload : IngestUsage.payload, JSON.parse(commandText));
+      if (kind === 'events') parsePayload(IngestEvents.payload, JSON.parse(commandText));
+      else parsePayload(IngestUsage.payload, JSON.parse(commandText));
     });
     bytes('command', commandText.length);
     let command: unknown;
     await step('command', () => {
-      command = parsePayload(kind === 'events' ? IngestEvents.payload : IngestUsage.payload, JSON.parse(commandText));
+      command =
+        kind === 'events'
+          ? parsePayload(IngestEvents.payload, JSON.parse(commandText))
+          : parsePayload(IngestUsage.payload, JSON.parse(commandText));
     });
     await step('ingest', async () => {
       const result =
@@ -269,7 +273,7 @@ async function main(): Promise<void> {
   };
 
   // Warm-up of both, unmeasured.
-  const kinds = ONLY === 'events' || ONLY === 'usage' ? [ONLY] : (['events', 'usage'] as const);
+  const kinds: ReadonlyArray<'events' | 'usage'> = ONLY === 'events' || ONLY === 'usage' ? [ONLY] : ['events', 'usage'];
   for (let i = 0; i < 20; i++) for (const kind of kinds) await one(kind);
   for (const k of ['events', 'usage'] as const) {
     totals[k] = { app: zero(), db: zero(), bytes: {}, n: 0 };
