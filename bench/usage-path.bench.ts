@@ -2,7 +2,7 @@
  * Benchmark (not a test): the usage path against the events path, hop by
  * hop, in one process, without the broker (D-45 … D-48, ADR 0017).
  *
- *   node scripts/run.mjs bench/usage-path.bench.ts [-- --batches 200 --block 20]
+ *   npm run bench:usage-path [-- --batches 200 --block 20]
  *
  * What bench:usage measures for the whole stack, taken apart so that each
  * hop's CPU is measured alone and without the noise of a shared broker:
