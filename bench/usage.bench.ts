@@ -2,7 +2,7 @@
  * Benchmark (not a test): POST /v1/usage against POST /v1/activity/events,
  * A/B in one sitting on one stack (D-45 … D-48, ADR 0017).
  *
- *   npm run bench:usage [-- --seconds 15 --connections 8 --members 30 --rate 6]
+ *   npm run bench:usage [-- --seconds 15 --connections 8 --members 30 --rate 6 --rounds 3 --warmup 5 --only usage|events]
  *
  * Uses the running stack at BENCH_URL (default http://127.0.0.1:3000) when it
  * answers; otherwise starts identity, ingestion, sessions, correlation (in one
@@ -18,10 +18,18 @@
  * postgres, the broker, redis) runs from the start of its load until every
  * row it stored is linked, so a batch's whole cost is in it. Prints CPU
  * milliseconds per 100-row batch for each, and their ratio.
+ *
+ * A/B in one sitting: after an unmeasured warm-up of each kind (`--warmup`
+ * seconds: the JIT and the pools are warm before anything is measured),
+ * `--rounds` rounds alternate the order (events, usage; then usage,
+ * events; …), so a drift of the machine's load weighs on both kinds alike.
+ * Each round prints both phases and their ratio; the end prints the sums over
+ * the rounds. `--only usage` (or `events`) runs one kind alone, for a CPU
+ * profile of it (bench/cpu-profile.cjs).
  */
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { cpus, hostname } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
@@ -37,6 +45,9 @@ const CONNECTIONS = arg('connections', 8);
 const MEMBERS = arg('members', 30);
 /** Batches a second in each phase (0: as fast as the connections go): the same paced load makes the phases' CPU per batch comparable. */
 const RATE = arg('rate', 6);
+const ROUNDS = arg('rounds', 3);
+const WARMUP = arg('warmup', 5);
+const ONLY = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--only'));
 const BATCH = 100;
 const databaseUrl = (): string => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
 
@@ -83,8 +94,8 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    started.push(await startHostedServices(['identity', 'ingestion', 'sessions', 'correlation'], { LOG_LEVEL: 'warn' }));
-    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
+    started.push(await startHostedServices(['identity', 'ingestion', 'sessions', 'correlation'], { LOG_LEVEL: 'warn' }, 180_000));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, 180_000));
     return started;
   } catch (err) {
     await Promise.all(started.map((p) => p.stop()));
@@ -147,13 +158,13 @@ async function main(): Promise<void> {
     );
 
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
-    const phase = async (path: string, body: (seq: number) => string, table: string): Promise<Phase> => {
+    let seq = 0;
+    const phase = async (path: string, body: (seq: number) => string, table: string, seconds = SECONDS): Promise<Phase> => {
       const cpuWindow = await sampler.start();
-      let seq = 0;
       const result = await autocannon({
         url: `${base}${path}`,
         connections: CONNECTIONS,
-        duration: SECONDS,
+        duration: seconds,
         pipelining: 1,
         ...(RATE > 0 ? { overallRate: RATE } : {}),
         requests: [
@@ -193,32 +204,75 @@ async function main(): Promise<void> {
       return {
         ok,
         errors: result.non2xx + result.errors + result.timeouts,
-        rowsPerSecond: (ok * BATCH) / (result.duration || SECONDS),
+        rowsPerSecond: (ok * BATCH) / (result.duration || seconds),
         p99: result.latency.p99,
         linkedMs,
         cpu,
       };
     };
 
-    const events = await phase('/v1/activity/events', eventsBody, 'activity_events');
-    const usage = await phase('/v1/usage', usageBody, 'usage_records');
+    const kinds = {
+      events: (seconds?: number) => phase('/v1/activity/events', eventsBody, 'activity_events', seconds),
+      usage: (seconds?: number) => phase('/v1/usage', usageBody, 'usage_records', seconds),
+    } as const;
+    type Kind = keyof typeof kinds;
+    const chosen: Kind[] = ONLY === 'events' || ONLY === 'usage' ? [ONLY] : ['events', 'usage'];
+    // Warm-up: the JIT, the pools and the prepared statements of both paths, unmeasured.
+    if (WARMUP > 0) for (const kind of chosen) await kinds[kind](WARMUP);
     const perBatch = (p: Phase): number => p.cpu.totalMs / Math.max(p.ok, 1);
-    console.log(
-      `\nbench:usage (${hostname()}, ${cpus().length} cores, node ${process.version}): ${SECONDS} s a phase, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} batches/s` : 'unpaced'}, ${MEMBERS} members, batches of ${BATCH}`,
-    );
-    for (const [name, p] of [
-      ['events', events],
-      ['usage', usage],
-    ] as const) {
+    const ownGroups = ['services', 'gateway'];
+    /** The stack's own processes: the apps and the bench database's backends (the broker and Redis are shared). */
+    const ownPerBatch = (p: Phase): number =>
+      (ownGroups.reduce((a, g) => a + (p.cpu.byGroup[g] ?? 0), 0) + (p.cpu.databaseBackendsMs ?? 0)) / Math.max(p.ok, 1);
+    const print = (name: string, p: Phase): void => {
       console.log(
         `  ${name.padEnd(6)} ${p.rowsPerSecond.toFixed(0).padStart(6)} rows/s  p99 ${p.p99} ms  ${p.ok} batches of 202, ${p.errors} errors; all linked ${p.linkedMs} ms after the load (-1: not within 60 s)`,
       );
       console.log(`  cpu over ${p.cpu.seconds.toFixed(1)} s (load and catch-up):`);
       for (const line of formatCpu(p.cpu, p.ok, 'batch')) console.log(`  ${line}`);
-    }
+    };
     console.log(
-      `cpu_ms_per_batch events=${perBatch(events).toFixed(2)} usage=${perBatch(usage).toFixed(2)} ratio=${(perBatch(usage) / perBatch(events)).toFixed(2)} (usage / events, batches of ${BATCH})`,
+      `\nbench:usage (${hostname()}, ${cpus().length} cores, node ${process.version}): ${SECONDS} s a phase, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} batches/s` : 'unpaced'}, ${MEMBERS} members, batches of ${BATCH}, ${ROUNDS} rounds after a ${WARMUP} s warm-up of each`,
     );
+    const all: Record<Kind, Phase[]> = { events: [], usage: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating order: events first in even rounds, usage first in odd ones.
+      const order = round % 2 === 0 ? chosen : [...chosen].reverse();
+      const got: Partial<Record<Kind, Phase>> = {};
+      console.log(`\nround ${round + 1} (${order.join(', ')}), load average ${loadavg()[0].toFixed(2)}`);
+      for (const kind of order) {
+        const p = await kinds[kind]();
+        got[kind] = p;
+        all[kind].push(p);
+        print(kind, p);
+      }
+      if (got.events && got.usage)
+        console.log(
+          `round ${round + 1}: cpu_ms_per_batch events=${perBatch(got.events).toFixed(2)} usage=${perBatch(got.usage).toFixed(2)} ratio=${(perBatch(got.usage) / perBatch(got.events)).toFixed(2)}; own (apps + bench db) events=${ownPerBatch(got.events).toFixed(2)} usage=${ownPerBatch(got.usage).toFixed(2)} ratio=${(ownPerBatch(got.usage) / ownPerBatch(got.events)).toFixed(2)}`,
+        );
+    }
+    /** Over every round: CPU milliseconds per batch of each group, all rounds' CPU over all rounds' batches. */
+    const summed = (ps: Phase[], pick: (p: Phase) => number): number =>
+      ps.reduce((a, p) => a + pick(p), 0) /
+      Math.max(
+        1,
+        ps.reduce((a, p) => a + p.ok, 0),
+      );
+    console.log('\nall rounds (CPU ms per batch, summed over the rounds):');
+    const groups = [...new Set(chosen.flatMap((k) => all[k].flatMap((p) => Object.keys(p.cpu.byGroup))))].sort();
+    for (const kind of chosen) {
+      const ps = all[kind];
+      console.log(
+        `  ${kind.padEnd(6)} ${groups.map((g) => `${g} ${summed(ps, (p) => p.cpu.byGroup[g] ?? 0).toFixed(2)}`).join('  ')}  (bench db ${summed(ps, (p) => p.cpu.databaseBackendsMs ?? 0).toFixed(2)})  TOTAL ${summed(ps, (p) => p.cpu.totalMs).toFixed(2)}  own ${summed(ps, (p) => ownPerBatch(p) * p.ok).toFixed(2)}`,
+      );
+    }
+    if (chosen.length === 2) {
+      const total = (k: Kind): number => summed(all[k], (p) => p.cpu.totalMs);
+      const own = (k: Kind): number => summed(all[k], (p) => ownPerBatch(p) * p.ok);
+      console.log(
+        `cpu_ms_per_batch events=${total('events').toFixed(2)} usage=${total('usage').toFixed(2)} ratio=${(total('usage') / total('events')).toFixed(2)} (usage / events, batches of ${BATCH}, whole stack); own events=${own('events').toFixed(2)} usage=${own('usage').toFixed(2)} ratio=${(own('usage') / own('events')).toFixed(2)} (apps + bench db)`,
+      );
+    }
   } finally {
     await db.end();
     await Promise.all(started.map((p) => p.stop()));

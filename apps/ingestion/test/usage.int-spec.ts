@@ -146,4 +146,22 @@ describe('ingestion: usage records', () => {
     expect(await sessionsOf()).toEqual({ [first]: session, [second]: named, [third]: null });
     expect(stored.filter((s) => s.memberId === actor.memberId)).toHaveLength(1);
   });
+
+  it('announces only the records a batch stored: one stored before keeps its id and is not repeated (D-46, D-48)', async () => {
+    const actor = actorOf();
+    const old = record({ occurredAt: '2026-11-20T09:00:00.000Z' });
+    const send = (usage: UsageInputV1[]) =>
+      rpc.send(IngestUsage, { actor, receivedAt: new Date().toISOString(), usage }, { key: actor.memberId });
+    const [oldId] = (await send([old])).usageIds;
+    const fresh = [record({ occurredAt: '2026-11-20T09:01:00.000Z' }), record({ occurredAt: '2026-11-20T09:02:00.000Z' })];
+    const result = await send([fresh[0], old, fresh[1]]);
+    expect(result).toMatchObject({ accepted: 2, deduplicated: 1 });
+    expect(result.usageIds[1]).toBe(oldId);
+    await eventually(() => stored.filter((s) => s.memberId === actor.memberId).length === 2, 'both UsageStored messages');
+    const [, second] = stored.filter((s) => s.memberId === actor.memberId);
+    expect(second.usage.map((u) => [u.usageId, u.occurredAt])).toEqual([
+      [result.usageIds[0], '2026-11-20T09:01:00.000Z'],
+      [result.usageIds[2], '2026-11-20T09:02:00.000Z'],
+    ]);
+  });
 });

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ModelPrice } from '@worktrack/contracts';
-import { outboxNotifySql, queryPrepared, schemaOf, type QueuedMessage } from '@worktrack/platform';
+import { outboxNotifySql, queryPrepared, schemaOf } from '@worktrack/platform';
 import { UsageRecordEntity } from './entities/usage-record.entity';
-import type { StoredUsageRefs } from './usage.publisher';
+import type { QueuedUsageStored } from './usage.publisher';
 
 export interface NewUsageRow {
   id: string;
@@ -94,8 +94,9 @@ export class UsageRepository {
    * message of the new rows into the outbox, in one statement (as
    * `EventsRepository.insertBatchQueued`: the message exists if and only if
    * the rows it names were stored; its INSERT is the publisher's, built from
-   * the UsageStored contract over `fresh`, the new rows in the batch's order;
-   * its commit wakes the relay). Rows whose id
+   * the UsageStored contract: the batch's refs, given as one parameter, of
+   * the rows in `fresh`, the ids inserted, in the batch's order; its commit
+   * wakes the relay). Rows whose id
    * or D-46 key exists are skipped; a concurrent transaction holding the same
    * key makes this one wait for it, so the first write wins. Rows are
    * inserted in key order, so two batches holding the same keys in different
@@ -104,7 +105,7 @@ export class UsageRepository {
    */
   async insertBatchQueued(
     batch: { memberId: string; workspaceId: string; receivedAt: string; rows: NewUsageRow[] },
-    message: QueuedMessage<StoredUsageRefs>,
+    message: QueuedUsageStored,
   ): Promise<Set<string>> {
     const { rows } = batch;
     const schema = schemaOf(this.dataSource);
@@ -127,11 +128,9 @@ export class UsageRepository {
          ON CONFLICT DO NOTHING
          RETURNING id
        ),
-       fresh AS (
-         SELECT i.id, i.oc, i.pr, i.mo, i.op, i.it, i.ot, i.cr, i.cc, i.ro, i.co, i.cs, i.si, i.n FROM input i JOIN inserted USING (id)
-       ),
+       fresh AS (SELECT id FROM inserted),
        queued AS (
-         ${message.insertSql({ schema, messageId: '$22::uuid', requestId: '$23::text', memberId: '$24::text', workspaceId: '$25::text' })}
+         ${message.insertSql({ schema, messageId: '$22::uuid', requestId: '$23::text', memberId: '$24::text', workspaceId: '$25::text', refs: '$26::jsonb' })}
        )
        SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
       [
@@ -160,6 +159,7 @@ export class UsageRepository {
         message.requestId,
         batch.memberId,
         batch.workspaceId,
+        message.refsJson,
       ],
     );
     return new Set(inserted.map((r) => r.id));

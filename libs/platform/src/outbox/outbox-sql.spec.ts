@@ -1,6 +1,6 @@
 import { EventLinkV1, EventsLinked, EventsStored, SessionChanged, StoredEventRefV1, type EventsLinkedV1 } from '@worktrack/contracts';
 import { outboxRowViolation } from './outbox-check';
-import { jsonArraySql, jsonObjectSql, outboxInsertSql, outboxNotifySql, type PayloadSql } from './outbox-sql';
+import { jsonArrayParamSql, jsonArraySql, jsonObjectSql, outboxInsertSql, outboxNotifySql, type PayloadSql } from './outbox-sql';
 import { outboxChannel } from './outbox-table';
 
 const links = (): PayloadSql<EventsLinkedV1> => ({
@@ -42,6 +42,22 @@ describe('outbox rows built from their contract', () => {
       events: jsonArraySql(StoredEventRefV1, { eventId: 'f.id', occurredAt: 'f.oc' }, 'f.n'),
     });
     expect(sql).not.toContain('replay');
+  });
+
+  it('takes an array given as a parameter whole when every row was written, else the elements of the written rows in order', () => {
+    const sql = jsonArrayParamSql(StoredEventRefV1, {
+      param: '$9::jsonb',
+      id: 'eventId',
+      idType: 'uuid',
+      written: 'count(*)',
+      rows: 'SELECT id FROM fresh',
+    });
+    expect(sql).toContain('CASE WHEN count(*) = jsonb_array_length($9::jsonb) THEN $9::jsonb');
+    expect(sql).toContain(`(SELECT jsonb_agg(e.v ORDER BY e.n) FROM jsonb_array_elements($9::jsonb) WITH ORDINALITY AS e(v, n)`);
+    expect(sql).toContain(`WHERE (e.v->>'eventId')::uuid IN (SELECT id FROM fresh)) END`);
+    expect(() =>
+      jsonArrayParamSql(StoredEventRefV1, { param: '$9', id: 'at' as 'eventId', idType: 'uuid', written: 'count(*)', rows: '' }),
+    ).toThrow('StoredEventRefV1 has no property "at"');
   });
 
   it("wakes the schema's relay on its own channel", () => {

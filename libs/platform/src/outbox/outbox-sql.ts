@@ -68,6 +68,28 @@ export function jsonArraySql<E extends object>(cls: PayloadClass<E>, fields: Pay
   return `jsonb_agg(${jsonObjectSql(cls, fields)} ORDER BY ${orderBy})` as SqlJsonArray<E>;
 }
 
+/**
+ * An array property of `cls` objects that the caller built in code and
+ * passes as one `jsonb` parameter (`param`, e.g. `$26::jsonb`), narrowed to
+ * the rows a statement actually wrote: `rows` is a query of the written rows'
+ * ids (`SELECT id FROM …`), `id` the elements' id property, and the array is
+ * the parameter itself when every element was written (the parameter's
+ * elements are one per candidate row), else its elements whose id is among
+ * `rows`, in their order. For large elements: building them in SQL converts
+ * every value of every element to jsonb, far dearer than parsing the
+ * parameter once. The elements must hold `cls` by construction, as the
+ * expressions of `jsonArraySql` must.
+ */
+export function jsonArrayParamSql<E extends object>(
+  cls: PayloadClass<E>,
+  spec: { param: string; id: keyof E & string; idType: string; written: string; rows: string },
+): SqlJsonArray<E> {
+  if (!declaredProperties(cls).has(spec.id)) throw new Error(`${cls.name} has no property "${spec.id}"`);
+  return `CASE WHEN ${spec.written} = jsonb_array_length(${spec.param}) THEN ${spec.param}
+              ELSE (SELECT jsonb_agg(e.v ORDER BY e.n) FROM jsonb_array_elements(${spec.param}) WITH ORDINALITY AS e(v, n)
+                     WHERE (e.v->>${quoted(spec.id)})::${spec.idType} IN (${spec.rows})) END` as SqlJsonArray<E>;
+}
+
 export interface OutboxInsertSpec<T extends object> {
   /** The outbox's schema (the service's own). */
   schema: string;
