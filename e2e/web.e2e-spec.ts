@@ -35,7 +35,7 @@ interface AxeResult {
  */
 describe('D-44: the web app in a browser against the real stack', () => {
   jest.setTimeout(180_000);
-  let processes: AppProcess[] = [];
+  const processes: AppProcess[] = [];
   let gateway: AppProcess;
   let browser: Browser;
   let context: BrowserContext;
