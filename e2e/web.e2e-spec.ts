@@ -35,7 +35,7 @@ interface AxeResult {
  */
 describe('D-44: the web app in a browser against the real stack', () => {
   jest.setTimeout(180_000);
-  let processes: AppProcess[] = [];
+  const processes: AppProcess[] = [];
   let gateway: AppProcess;
   let browser: Browser;
   let context: BrowserContext;
@@ -90,10 +90,11 @@ describe('D-44: the web app in a browser against the real stack', () => {
     // D-40: the refresh cookie answers only the app's own origin, and identity signs for it (PUBLIC_URL).
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
-    processes = await Promise.all(
-      ['identity', 'sessions', 'plate', 'ingestion', 'correlation'].map((app) => startAppProcess(app, { PUBLIC_URL: publicUrl }, 60_000)),
-    );
-    gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 60_000);
+    // One after another, each kept for afterAll: six processes starting at once on a busy machine miss the readiness bound.
+    for (const app of ['identity', 'sessions', 'plate', 'ingestion', 'correlation']) {
+      processes.push(await startAppProcess(app, { PUBLIC_URL: publicUrl }, 90_000));
+    }
+    gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 90_000);
     processes.push(gateway);
     const workspace = `web-${run}`;
     owner = memberWithToken({ workspace, email: `owner-${run}@example.com`, role: 'owner', timezone: 'Europe/Berlin' });
@@ -112,7 +113,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
       if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
     });
     page.on('pageerror', (err) => pageErrors.push(err.message));
-  });
+  }, 600_000);
 
   afterAll(async () => {
     await browser?.close();

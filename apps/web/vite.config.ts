@@ -28,5 +28,7 @@ export default defineConfig({
     setupFiles: ['test/setup.ts'],
     pool: 'threads',
     maxWorkers: 1,
+    // Generous: the machine that runs them may be busy; a test that passes takes a second or two.
+    testTimeout: 20_000,
   },
 });

@@ -87,7 +87,7 @@ async function expectAccessible(): Promise<void> {
   expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual([]);
 }
 
-describe('Settings: members and agents (GET /v1/members)', { timeout: 30_000 }, () => {
+describe('Settings: members and agents (GET /v1/members)', () => {
   it('lists every page of members with role, capacity and last use; changes capacity, role, and deactivates', async () => {
     const members = managed.map((m) => ({ ...m }));
     const api = await withApi({
@@ -155,7 +155,7 @@ describe('Settings: members and agents (GET /v1/members)', { timeout: 30_000 }, 
   });
 });
 
-describe('Plate: assign to a teammate', { timeout: 30_000 }, () => {
+describe('Plate: assign to a teammate', () => {
   it('picks the teammate by name (a plain member sees names only) and says the overflow in words', async () => {
     const api = await withApi({
       'GET /v1/me': () => json({ data: me('member') }),

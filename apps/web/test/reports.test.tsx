@@ -88,7 +88,7 @@ async function mountReports(routes: Record<string, Handler>) {
 const summaries = (requests: Array<{ path: string }>) =>
   requests.filter((r) => r.path.startsWith('/v1/reports/summary')).map((r) => new URL(r.path, 'http://x').searchParams);
 
-describe('Reports (D-50 … D-52)', { timeout: 30_000 }, () => {
+describe('Reports (D-50 … D-52)', () => {
   it("shows this week in the member's time zone: totals and spend, every day, work types, people against agents", async () => {
     const api = await mountReports({ 'GET /v1/reports/summary': ({ query }) => summaryFor(query) });
     const summary = await screen.findByRole('region', { name: 'Summary' });

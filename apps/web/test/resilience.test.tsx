@@ -40,7 +40,7 @@ afterEach(async () => {
   Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => true });
 });
 
-describe('failures are said, with a way to try again', { timeout: 30_000 }, () => {
+describe('failures are said, with a way to try again', () => {
   it('offers "Try again" after a 503 on Start, and the retry reuses the idempotency key (D-28): never a second session', async () => {
     const keys: string[] = [];
     let live = false;
@@ -94,7 +94,7 @@ describe('failures are said, with a way to try again', { timeout: 30_000 }, () =
   });
 });
 
-describe('back-dated stop and manual blocks, in the member’s time zone', { timeout: 30_000 }, () => {
+describe('back-dated stop and manual blocks, in the member’s time zone', () => {
   it('stops a session at an earlier time entered in the member’s zone (D-26)', async () => {
     let current: Record<string, unknown> = { ...started, started_at: '2026-11-27T07:00:00.000Z' };
     const api = await withApi({
