@@ -8,3 +8,4 @@ export * from './process/app-process';
 export * from './fixtures/service-skeleton';
 export * from './fixtures/members';
 export * from './fixtures/correlation-scenarios';
+export * from './fixtures/otlp-receiver';

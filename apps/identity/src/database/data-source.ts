@@ -14,6 +14,7 @@ import { IdentityOutbox1763760000001 } from './migrations/1763760000001-Identity
 import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-IdentityMemberVersions';
 import { IdentityPeopleAccess1764300000000 } from './migrations/1764300000000-IdentityPeopleAccess';
 import { IdentityTokenStates1766000000000 } from './migrations/1766000000000-IdentityTokenStates';
+import { IdentityOutboxTraceparent1767000000000 } from './migrations/1767000000000-IdentityOutboxTraceparent';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
@@ -37,5 +38,6 @@ export const identityDatabase = {
     IdentityMemberVersions1764000000000,
     IdentityPeopleAccess1764300000000,
     IdentityTokenStates1766000000000,
+    IdentityOutboxTraceparent1767000000000,
   ],
 };

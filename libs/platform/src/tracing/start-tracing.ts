@@ -1,0 +1,80 @@
+import type { IncomingMessage } from 'node:http';
+import { markTracingEnabled, tracingEnabled } from './tracing';
+
+/** Paths whose requests never start a trace: probes and scrapes. */
+const UNTRACED_PATHS = /^\/(health|ready|live|metrics)(\/|\?|$)/;
+
+export interface StartedTracing {
+  shutdown(): Promise<void>;
+}
+
+let started: StartedTracing | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, before the instrumented modules
+ * (http, fastify, pg, ioredis) are loaded; returns undefined and registers
+ * nothing otherwise. The sampler, exporter protocol and resource follow the
+ * standard OTEL_* variables (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG,
+ * OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES); without a sampler set it is
+ * `parentbased_always_on`. `serviceName` applies when OTEL_SERVICE_NAME is unset.
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): StartedTracing | undefined {
+  if (started) return started;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // The signal-specific variable is the full URL; the general one is a base the exporter appends /v1/traces to.
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!url || env.OTEL_SDK_DISABLED === 'true') return undefined;
+  // Loaded here only: without an endpoint none of the SDK's modules is even read.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { IORedisInstrumentation } =
+    require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { FastifyOtelInstrumentation } = require('@fastify/otel') as typeof import('@fastify/otel');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
+    traceExporter: new OTLPTraceExporter({ url }),
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
+        // Outgoing HTTP (webhook deliveries, connectors) only inside a trace.
+        requireParentforOutgoingSpans: true,
+      }),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false }),
+      // Only queries made for a traced request or message; the statement's text, never its values.
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  markTracingEnabled(true);
+  started = {
+    shutdown: async () => {
+      markTracingEnabled(false);
+      await sdk.shutdown();
+    },
+  };
+  return started;
+}
+
+/** Flushes and stops the SDK, if it was started (the drain's last step). */
+export async function stopTracing(): Promise<void> {
+  if (!started || !tracingEnabled()) return;
+  const s = started;
+  started = undefined;
+  await s.shutdown();
+}
+
+/** The service name of this process: OTEL_SERVICE_NAME, else `worktrack-<app>` from the main's path (dist/apps/<app>/…), else `worktrack`. */
+export function processServiceName(argv1: string | undefined = process.argv[1], env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OTEL_SERVICE_NAME) return env.OTEL_SERVICE_NAME;
+  const app = /[\\/]apps[\\/]([^\\/]+)[\\/]/.exec(argv1 ?? '')?.[1];
+  if (app) return `worktrack-${app}`;
+  if (/services-host/.test(argv1 ?? '')) return `worktrack-services`;
+  return 'worktrack';
+}
