@@ -44,11 +44,11 @@ describe('distributed tracing end to end', () => {
   beforeAll(async () => {
     await receiver.start();
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200' };
-    apps.push(...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation'].map((a) => startAppProcess(a, env)))));
-    gateway = await startAppProcess('gateway', env);
+    apps.push(...(await Promise.all(['identity', 'ingestion', 'sessions', 'correlation'].map((a) => startAppProcess(a, env, 120_000)))));
+    gateway = await startAppProcess('gateway', env, 120_000);
     apps.push(gateway);
     member = memberWithToken({ workspace: `trace-${randomUUID().slice(0, 8)}`, email: `t-${randomUUID().slice(0, 8)}@example.com` });
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all(apps.map((p) => p.stop()));

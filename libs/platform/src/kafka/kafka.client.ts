@@ -75,6 +75,8 @@ const TRANSIENT_BROKER_ERRORS = new Set([
   "The coordinator is loading and hence can't process requests for this group",
   'There is no leader for this topic-partition as we are in the middle of a leadership election',
   'This server is not the leader for that topic-partition',
+  // A topic just created, before its partitions have a leader.
+  'This server does not host this topic-partition',
 ]);
 
 /** The pino level of a kafkajs log entry: its own, except a retried election answer (`TRANSIENT_BROKER_ERRORS`), which is debug. */
