@@ -69,7 +69,8 @@ describe('distributed tracing end to end', () => {
       );
       if (!request) return undefined;
       const trace = spans.filter((s) => s.traceId === request.traceId);
-      const send = trace.find((s) => s.service === 'worktrack-gateway' && s.kind === PRODUCER && s.name.startsWith('send '));
+      // The request also verifies its token with identity (another command): the sessions command is the one to follow.
+      const send = trace.find((s) => s.service === 'worktrack-gateway' && s.kind === PRODUCER && s.name === 'send sessions.session.start');
       const handled = trace.find((s) => s.service === 'worktrack-sessions' && s.kind === CONSUMER && s.parentSpanId === send?.spanId);
       return send && handled ? { request, send, handled } : undefined;
     });

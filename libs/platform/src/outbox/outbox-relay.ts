@@ -161,7 +161,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       const countSql = `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM ${table}`;
       let scrape: Promise<Array<{ n: number; age: number }> | undefined> | undefined;
       const read = (): Promise<Array<{ n: number; age: number }> | undefined> => {
-        scrape ??= (dataSource.query(countSql) as Promise<Array<{ n: number; age: number }>>)
+        scrape ??= dataSource
+          .query<Array<{ n: number; age: number }>>(countSql)
           .catch(() => undefined)
           .finally(() => setImmediate(() => (scrape = undefined)));
         return scrape;

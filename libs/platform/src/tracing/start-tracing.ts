@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import { trace, TraceFlags, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace';
 import { markTracingEnabled, tracingEnabled } from './tracing';
 
 /** Paths whose requests never start a trace: probes and scrapes. */
-const UNTRACED_PATHS = /^\/(health|ready|live|metrics)(\/|\?|$)/;
+const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(\/|\?|$)/;
 
 export interface StartedTracing {
   shutdown(): Promise<void>;
@@ -39,13 +41,18 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
     traceExporter: new OTLPTraceExporter({ url }),
+    sampler: new LinkFollowingSampler(samplerFromEnv(env)),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
         // Outgoing HTTP (webhook deliveries, connectors) only inside a trace.
         requireParentforOutgoingSpans: true,
       }),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        instrumentHooks: false,
+        ignorePaths: (route: { url: string }) => UNTRACED_PATHS.test(route.url),
+      }),
       // Only queries made for a traced request or message; the statement's text, never its values.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
@@ -60,6 +67,53 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     },
   };
   return started;
+}
+
+/**
+ * The standard samplers by their OTEL_TRACES_SAMPLER names, with
+ * OTEL_TRACES_SAMPLER_ARG as the ratio (default 1); unset or empty:
+ * `parentbased_always_on`.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const arg = env.OTEL_TRACES_SAMPLER_ARG;
+  const ratio = arg === undefined || arg.trim() === '' ? 1 : Number(arg);
+  switch (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on') {
+    case 'always_on':
+      return new sdk.AlwaysOnSampler();
+    case 'always_off':
+      return new sdk.AlwaysOffSampler();
+    case 'traceidratio':
+      return new sdk.TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+  }
+}
+
+/**
+ * A new trace that links to a sampled span (an event's consumer, linked to
+ * the span that wrote it) is sampled too, so that at 10 % the asynchronous
+ * tail of a kept request is kept with it; every other decision is the
+ * configured sampler's.
+ */
+export class LinkFollowingSampler implements Sampler {
+  constructor(private readonly delegate: Sampler) {}
+
+  shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+    if (trace.getSpanContext(context) === undefined && links.some((l) => (l.context.traceFlags & (TraceFlags.SAMPLED as number)) !== 0)) {
+      return { decision: 2 /* SamplingDecision.RECORD_AND_SAMPLED */ };
+    }
+    return this.delegate.shouldSample(context, traceId, name, kind, attributes, links);
+  }
+
+  toString(): string {
+    return `LinkFollowingSampler{${this.delegate.toString()}}`;
+  }
 }
 
 /** Flushes and stops the SDK, if it was started (the drain's last step). */

@@ -48,9 +48,11 @@ export function currentTraceparent(): string | undefined {
   return span ? formatTraceparent(span.spanContext()) : undefined;
 }
 
+const isSampled = (sc: SpanContext): boolean => (sc.traceFlags & (TraceFlags.SAMPLED as number)) !== 0;
+
 export function formatTraceparent(sc: SpanContext): string | undefined {
   if (!trace.isSpanContextValid(sc)) return undefined;
-  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? '01' : '00'}`;
+  return `00-${sc.traceId}-${sc.spanId}-${isSampled(sc) ? '01' : '00'}`;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -100,9 +102,8 @@ export function withKafkaSpan<T>(name: string, options: KafkaSpanOptions, fn: ()
   if (options.relation === 'child' && parents.length > 0) {
     parent = trace.setSpanContext(ROOT_CONTEXT, parents[0]);
   } else if (parents.length > 0) {
+    // A sampled origin makes the consumer's trace sampled too (LinkFollowingSampler).
     links = parents.map((sc) => ({ context: sc }));
-    // An unsampled origin leaves the consumer's own trace to its sampler; a sampled one makes it sampled too.
-    if (!parents.some((sc) => (sc.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED)) links = undefined;
   }
   return tracer().startActiveSpan(
     name,
