@@ -38,6 +38,10 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { FastifyOtelInstrumentation } = require('@fastify/otel') as typeof import('@fastify/otel');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  // Traces only: metrics are Prometheus' (/metrics) and logs go to stdout, so the SDK's own
+  // metric and log exporters stay off unless asked for.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
     traceExporter: new OTLPTraceExporter({ url }),
