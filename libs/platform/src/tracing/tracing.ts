@@ -116,6 +116,10 @@ export function withKafkaSpan<T>(name: string, options: KafkaSpanOptions, fn: ()
 /** Runs `fn` in a span that is a child of the active one (an internal step worth seeing), when tracing is on. */
 export function withSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
   if (!enabled) return fn();
+  // Inside an unsampled trace a child would not be recorded either: the parent's context
+  // (and its not-sampled flag) already travels on, so no span is made.
+  const active = trace.getActiveSpan();
+  if (active !== undefined && !active.isRecording()) return fn();
   return tracer().startActiveSpan(name, { kind, attributes }, otelContext.active(), (span) => settle(span, fn));
 }
 
