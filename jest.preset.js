@@ -36,6 +36,7 @@ module.exports = {
   moduleNameMapper: {
     '^@worktrack/contracts$': path.join(__dirname, 'libs/contracts/src/index.ts'),
     '^@worktrack/platform$': path.join(__dirname, 'libs/platform/src/index.ts'),
+    '^@worktrack/platform/tracing$': path.join(__dirname, 'libs/platform/src/tracing/register.ts'),
     '^@worktrack/testing$': path.join(__dirname, 'libs/testing/src/index.ts'),
     '^@worktrack/sdk$': path.join(__dirname, 'libs/sdk/src/index.ts'),
     '^@worktrack/mcp$': path.join(__dirname, 'apps/mcp/src/index.ts'),

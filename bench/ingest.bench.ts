@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
 import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
+import { traceSinkFromArgs } from './trace-sink';
 import { CpuSampler, formatCpu } from './cpu-sampler';
 
 const arg = (name: string, fallback: number): number => {
@@ -108,6 +109,7 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
     () => false,
   );
   if (up) return [];
+  await traceSinkFromArgs();
   console.log(`no stack at ${base}: creating topics, starting identity, ingestion, sessions, correlation and a gateway from dist/`);
   const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
   if (topics.status !== 0) throw new Error('topic creation failed');

@@ -30,6 +30,7 @@ import { Agent, request } from 'node:http';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { mainOf, repoRoot, startAppProcess, type AppProcess } from '@worktrack/testing';
+import { traceSinkFromArgs } from './trace-sink';
 import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
 import { runFloor } from './sessions-floor';
 
@@ -156,6 +157,7 @@ async function ensureStack(): Promise<AppProcess[]> {
     () => false,
   );
   if (up) return [];
+  await traceSinkFromArgs();
   console.log(`no stack at ${base.origin}: creating topics, starting identity, sessions and a gateway from dist/`);
   const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
   if (topics.status !== 0) throw new Error('topic creation failed');

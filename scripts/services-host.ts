@@ -7,6 +7,7 @@
  * SIGTERM. Production runs one service per process (its `main.js`).
  *   WORKTRACK_SERVICES=identity,ingestion node dist/scripts/services-host.js
  */
+import '@worktrack/platform/tracing'; // first: tracing patches http, fastify, pg and ioredis as they load
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SERVICE_NAMES, type ServiceName } from '@worktrack/contracts';

@@ -1,5 +1,5 @@
 // `npm test`: the whole suite, on a fresh clone too. Installs what is
-// missing (npm packages; Debian's chromium for the browser tests), then lint
+// missing (npm packages; Debian's chromium for the browser tests, its promtool for the alert rules), then lint
 // (type-aware, zero warnings), type-check, unit tests (Jest, and the web
 // app's component tests with Vitest), then brings up the infrastructure
 // (unless DATABASE_URL / KAFKA_BROKERS / REDIS_URL name it), builds, and runs the integration and end-to-end tiers
@@ -29,6 +29,22 @@ function stage(name, cmd, args) {
 
 const CHROMIUM = '/usr/bin/chromium';
 
+/** `promtool check rules` checks the alert rules (k8s/observability.spec.ts); Debian ships it in `prometheus`. */
+function ensurePromtool() {
+  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return;
+  console.log("installing promtool from Debian's packages (prometheus; the alert rules are checked with it)");
+  const run = (args) =>
+    process.getuid?.() === 0
+      ? spawnSync(args[0], args.slice(1), { stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } })
+      : spawnSync('sudo', ['-E', ...args], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } });
+  run(['apt-get', 'update', '-qq']);
+  const r = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'prometheus']);
+  if (r.status !== 0 || spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    console.error('npm test: could not install promtool (apt-get install -y prometheus); the alert rule check needs it');
+    process.exit(1);
+  }
+}
+
 /** The browser tests (the API reference, the web app) drive Debian's chromium; installed as scripts/infra.sh installs Postgres. */
 function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
@@ -47,6 +63,7 @@ function ensureChromium() {
 
 ensureDeps(root);
 ensureChromium();
+ensurePromtool();
 stage('lint', 'npm', ['run', '--silent', 'lint']);
 stage('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 stage('type-check (web app)', bin('tsc'), ['-p', 'apps/web/tsconfig.json']);

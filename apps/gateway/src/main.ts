@@ -1,3 +1,4 @@
+import '@worktrack/platform/tracing'; // first: tracing patches http, fastify, pg and ioredis as they load
 import { createLogger, drainOnSignals, loadConfig, runMain } from '@worktrack/platform';
 import { startGateway } from './gateway.app';
 import { GatewayConfig } from './gateway.config';

@@ -1,3 +1,4 @@
+import '@worktrack/platform/tracing'; // first: tracing patches http, fastify, pg and ioredis as they load
 import { runServiceMain, CommandUsageError, type ServiceConfig, type ServiceEntry } from '@worktrack/platform';
 import { createMemberCommand } from './admin/create-member.command';
 import { inviteCommand } from './admin/invite.command';

@@ -37,3 +37,5 @@ export * from './work/backoff';
 export * from './work/work-loop';
 export * from './mail/mailer';
 export * from './crypto/secret-box';
+export * from './tracing/tracing';
+export { startTracing, stopTracing, processServiceName, type StartedTracing } from './tracing/start-tracing';

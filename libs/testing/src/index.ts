@@ -9,3 +9,4 @@ export * from './fixtures/service-skeleton';
 export * from './fixtures/members';
 export * from './fixtures/correlation-scenarios';
 export * from './fixtures/oidc-provider';
+export * from './fixtures/otlp-receiver';

@@ -6,6 +6,7 @@ import { CorrelationApplySessionChange1764010000000 } from './migrations/1764010
 import { CorrelationLinkEvents1764010000001 } from './migrations/1764010000001-CorrelationLinkEvents';
 import { CorrelationOutboxFromContract1764020000000 } from './migrations/1764020000000-CorrelationOutboxFromContract';
 import { CorrelationUsage1764200000001 } from './migrations/1764200000001-CorrelationUsage';
+import { CorrelationOutboxTraceparent1767000000002 } from './migrations/1767000000002-CorrelationOutboxTraceparent';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
@@ -18,5 +19,6 @@ export const correlationDatabase = {
     CorrelationLinkEvents1764010000001,
     CorrelationOutboxFromContract1764020000000,
     CorrelationUsage1764200000001,
+    CorrelationOutboxTraceparent1767000000002,
   ],
 };

@@ -16,6 +16,7 @@ import { IdentityMemberVersions1764000000000 } from './migrations/1764000000000-
 import { IdentityPeopleAccess1764300000000 } from './migrations/1764300000000-IdentityPeopleAccess';
 import { IdentityTokenStates1766000000000 } from './migrations/1766000000000-IdentityTokenStates';
 import { IdentityOidcFlows1766500000000 } from './migrations/1766500000000-IdentityOidcFlows';
+import { IdentityOutboxTraceparent1767000000000 } from './migrations/1767000000000-IdentityOutboxTraceparent';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
@@ -41,5 +42,6 @@ export const identityDatabase = {
     IdentityPeopleAccess1764300000000,
     IdentityTokenStates1766000000000,
     IdentityOidcFlows1766500000000,
+    IdentityOutboxTraceparent1767000000000,
   ],
 };

@@ -5,6 +5,7 @@ import { IngestionActivityEvents1763770000000 } from './migrations/1763770000000
 import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-IngestionLinkVersion';
 import { IngestionLinkAudit1764100000000 } from './migrations/1764100000000-IngestionLinkAudit';
 import { IngestionUsage1764200000000 } from './migrations/1764200000000-IngestionUsage';
+import { IngestionOutboxTraceparent1767000000004 } from './migrations/1767000000004-IngestionOutboxTraceparent';
 import { ModelPriceEntity } from '../usage/entities/model-price.entity';
 import { UsageRecordEntity } from '../usage/entities/usage-record.entity';
 
@@ -18,5 +19,6 @@ export const ingestionDatabase = {
     IngestionLinkVersion1763810000001,
     IngestionLinkAudit1764100000000,
     IngestionUsage1764200000000,
+    IngestionOutboxTraceparent1767000000004,
   ],
 };

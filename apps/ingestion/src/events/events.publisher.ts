@@ -5,6 +5,7 @@ import { EventsStored, StoredEventRefV1, type ActorV1, type EventsStoredV1 } fro
 import {
   checkedOutboxPayload,
   currentRequestId,
+  currentTraceparent,
   enqueueMany,
   jsonArraySql,
   outboxInsertSql,
@@ -50,7 +51,12 @@ export class EventsPublisher {
         events: rows.map((r) => ({ eventId: r.id, occurredAt: r.occurredAt })),
       });
     }
-    return { messageId: randomUUID(), requestId: currentRequestId() ?? null, insertSql: storedSql };
+    return {
+      messageId: randomUUID(),
+      requestId: currentRequestId() ?? null,
+      traceparent: currentTraceparent() ?? null,
+      insertSql: storedSql,
+    };
   }
 
   /** EventsStored messages the link audit replays (ADR 0016), each keyed by its member, in the caller's transaction. */
@@ -70,6 +76,7 @@ const storedSql: QueuedMessage<StoredRefs>['insertSql'] = (at) =>
     key: at.memberId,
     messageId: at.messageId,
     requestId: at.requestId,
+    traceparent: at.traceparent,
     payload: {
       memberId: at.memberId,
       workspaceId: at.workspaceId,

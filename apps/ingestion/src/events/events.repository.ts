@@ -78,7 +78,7 @@ export class EventsRepository {
        ),
        fresh AS (SELECT i.id, i.oc, i.st, i.et, i.n FROM input i JOIN inserted USING (id)),
        queued AS (
-         ${message.insertSql({ schema, messageId: '$10::uuid', requestId: '$11::text', memberId: '$12::text', workspaceId: '$13::text' })}
+         ${message.insertSql({ schema, messageId: '$10::uuid', requestId: '$11::text', memberId: '$12::text', workspaceId: '$13::text', traceparent: '$14::text' })}
        )
        SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
       [
@@ -95,6 +95,7 @@ export class EventsRepository {
         message.requestId,
         batch.memberId,
         batch.workspaceId,
+        message.traceparent ?? null,
       ],
     );
     return new Set(inserted.map((r) => r.id));

@@ -5,10 +5,17 @@ import { PlateInit1763750000004 } from './migrations/1763750000004-PlateInit';
 import { PlateTables1763800000000 } from './migrations/1763800000000-PlateTables';
 import { PlateMemberVersions1764000000001 } from './migrations/1764000000001-PlateMemberVersions';
 import { PlateOutbox1764900000000 } from './migrations/1764900000000-PlateOutbox';
+import { PlateOutboxTraceparent1767000000001 } from './migrations/1767000000001-PlateOutboxTraceparent';
 
 /** The plate service owns exactly this Postgres schema. */
 export const plateDatabase = {
   schema: 'plate',
   entities: [PlateMemberEntity, PlateDayEntity, PlateItemEntity],
-  migrations: [PlateInit1763750000004, PlateTables1763800000000, PlateMemberVersions1764000000001, PlateOutbox1764900000000],
+  migrations: [
+    PlateInit1763750000004,
+    PlateTables1763800000000,
+    PlateMemberVersions1764000000001,
+    PlateOutbox1764900000000,
+    PlateOutboxTraceparent1767000000001,
+  ],
 };

@@ -24,6 +24,7 @@ import { logContext, NestPinoLogger, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { KafkaClient } from '../kafka/kafka.client';
 import { dependenciesOf, StartingProbes, startupBackoffMs, waitForDependencies } from './dependencies';
+import { stopTracing } from '../tracing/start-tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -267,6 +268,8 @@ export function drainOnSignals(
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     Promise.all(all.map((app) => app.close()))
+      // The spans still buffered are exported before exit (a no-op without tracing).
+      .then(() => stopTracing())
       .then(() => {
         logger.info({ exitCode }, 'stopped');
         flush();

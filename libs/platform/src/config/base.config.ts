@@ -54,6 +54,26 @@ export class AppConfig {
   INSTANCE_ID = `${hostname()}-${process.pid}`;
 
   /**
+   * Tracing: the OTLP/HTTP collector's base URL (the exporter posts to
+   * `<url>/v1/traces`). Empty turns tracing off: nothing is loaded or patched.
+   * Read by the tracing preload before the config (`@worktrack/platform/tracing`);
+   * listed here so that a malformed value fails at start-up.
+   */
+  @EnvString()
+  @Matches(/^$|^https?:\/\/\S+$/, { message: 'must be empty or an http(s) URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT = '';
+
+  /** Which spans are kept (OpenTelemetry's standard names); the parent's decision wins for a continued trace. */
+  @EnvString()
+  @IsIn(['', 'always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+  OTEL_TRACES_SAMPLER = '';
+
+  /** The ratio for the `traceidratio` samplers, 0 to 1 (empty: 1). */
+  @EnvString()
+  @Matches(/^$|^(0(\.\d+)?|1(\.0+)?)$/, { message: 'must be a ratio between 0 and 1' })
+  OTEL_TRACES_SAMPLER_ARG = '';
+
+  /**
    * Operator credential for /metrics (and the gateway's /status): when set,
    * those answer only to `Authorization: Bearer <OPERATOR_TOKEN>`. Empty
    * leaves them open (development); the gateway refuses to start in

@@ -1,8 +1,15 @@
-import { Kafka, type Consumer, type ConsumerConfig } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type ConsumerConfig } from 'kafkajs';
 import { AppConfig } from '../config/base.config';
 import { loadConfig } from '../config/load-config';
 import { createLogger } from '../logging/logger';
-import { CONSUMER_MAX_WAIT_MS, consumerWaits, EVENT_CONSUMER_IDLE_WAIT_MS, KafkaClient, PRIVATE_GROUP_IDLE_WAIT_MS } from './kafka.client';
+import {
+  CONSUMER_MAX_WAIT_MS,
+  consumerWaits,
+  EVENT_CONSUMER_IDLE_WAIT_MS,
+  KafkaClient,
+  kafkajsLogLevel,
+  PRIVATE_GROUP_IDLE_WAIT_MS,
+} from './kafka.client';
 
 /** The consumer settings startConsumer asks kafkajs for; the consumer itself never connects. */
 async function settingsFor(groupId: string, idleWaitMs?: number): Promise<ConsumerConfig> {
@@ -58,5 +65,26 @@ describe('KafkaClient consumer waits (ADR 0012 decisions 19 and 27)', () => {
 
   it('never heartbeats less often than a third of the session timeout', () => {
     expect(consumerWaits(10_000)).toEqual({ heartbeatInterval: 2_000, maxWaitTimeInMs: 2_000 });
+  });
+});
+
+describe('kafkajs log levels', () => {
+  it('shows the retried coordinator and leader elections of a starting broker as debug, not as errors', () => {
+    for (const error of [
+      'The group coordinator is not available',
+      'This is not the correct coordinator for this group',
+      "The coordinator is loading and hence can't process requests for this group",
+      'There is no leader for this topic-partition as we are in the middle of a leadership election',
+    ]) {
+      expect(kafkajsLogLevel(logLevel.ERROR, 'Response GroupCoordinator(key: 10, version: 2)', { error, correlationId: 1 })).toBe('debug');
+    }
+  });
+
+  it('keeps every other error an error, and other levels as they are', () => {
+    expect(kafkajsLogLevel(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The request timed out' })).toBe('error');
+    expect(
+      kafkajsLogLevel(logLevel.ERROR, 'Crash: KafkaJSNumberOfRetriesExceeded', { error: 'The group coordinator is not available' }),
+    ).toBe('error');
+    expect(kafkajsLogLevel(logLevel.WARN, 'something', {})).toBe('warn');
   });
 });

@@ -63,6 +63,29 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 };
 
 /**
+ * Broker answers that only mean "not yet": a group coordinator or a
+ * partition leader being elected or loaded (a broker starting, a group's
+ * first join). kafkajs logs each such response as an error and retries it;
+ * a request that still fails after its retries surfaces as an error of its
+ * own. So they are debug detail, not errors to whoever runs `npm start`.
+ */
+const TRANSIENT_BROKER_ERRORS = new Set([
+  'The group coordinator is not available',
+  'This is not the correct coordinator for this group',
+  "The coordinator is loading and hence can't process requests for this group",
+  'There is no leader for this topic-partition as we are in the middle of a leadership election',
+  'This server is not the leader for that topic-partition',
+  // A topic just created, before its partitions have a leader.
+  'This server does not host this topic-partition',
+]);
+
+/** The pino level of a kafkajs log entry: its own, except a retried election answer (`TRANSIENT_BROKER_ERRORS`), which is debug. */
+export function kafkajsLogLevel(level: logLevel, message: string, extra: Record<string, unknown>): 'error' | 'warn' | 'info' | 'debug' {
+  if (message.startsWith('Response ') && typeof extra.error === 'string' && TRANSIENT_BROKER_ERRORS.has(extra.error)) return 'debug';
+  return levels[level] ?? 'info';
+}
+
+/**
  * How long the broker holds a fetch that finds nothing (ADR 0012).
  * A fetch asks for at least one byte, so the broker answers it as soon as a
  * record arrives on any of its partitions: this bounds idle spinning, not
@@ -190,7 +213,7 @@ export class KafkaClient {
           // Retries are bounded on purpose (a send fails instead of hanging);
           // delivery is at-least-once with idempotent consumers, not exactly-once.
           if (message.startsWith('Limiting retries for the idempotent producer')) return;
-          kafkaLogger[levels[level] ?? 'info'](extra, message);
+          kafkaLogger[kafkajsLogLevel(level, message, extra)](extra, message);
         },
     });
     this.janitor = new PrivateGroupJanitor(

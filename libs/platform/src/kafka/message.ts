@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { Header, isErrorCode, type ErrorBody, type MessageContract } from '@worktrack/contracts';
+import { currentTraceparent, TRACEPARENT_HEADER } from '../tracing/tracing';
 
 export type HeaderMap = Record<string, string>;
 
@@ -13,10 +14,14 @@ export function readHeaders(headers: IHeaders | undefined): HeaderMap {
   return out;
 }
 
-/** Headers every message carries: contract type and version, a message id, the request id. */
+/**
+ * Headers every message carries: contract type and version, a message id, the
+ * request id, and with tracing on a W3C `traceparent`: `opts.traceparent`
+ * (an outbox row's, captured when it was written), else the active span's.
+ */
 export function contractHeaders(
   contract: Pick<MessageContract, 'type' | 'version'>,
-  opts: { messageId?: string; requestId?: string | null },
+  opts: { messageId?: string; requestId?: string | null; traceparent?: string | null },
 ): HeaderMap {
   const headers: HeaderMap = {
     [Header.type]: contract.type,
@@ -24,6 +29,8 @@ export function contractHeaders(
     [Header.messageId]: opts.messageId ?? randomUUID(),
   };
   if (opts.requestId) headers[Header.requestId] = opts.requestId;
+  const traceparent = opts.traceparent === undefined ? currentTraceparent() : opts.traceparent;
+  if (traceparent) headers[TRACEPARENT_HEADER] = traceparent;
   return headers;
 }
 

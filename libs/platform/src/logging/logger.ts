@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { currentTraceId } from '../tracing/tracing';
 import { redact, redactString } from './redact';
 
 /** What every log line of the current request or message carries (D-4). */
@@ -42,8 +43,12 @@ export function createLogger(app: string, level: string, instanceId: string, des
         method.apply(this, args.map((a: unknown) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>);
       },
     },
-    // A copy: pino merges the line's fields into what mixin returns. Unset (undefined) ids are not written.
-    mixin: () => ({ ...logContext.getStore() }),
+    // A copy: pino merges the line's fields into what mixin returns. Unset (undefined) ids are not written;
+    // `trace_id` only with tracing on and a span active.
+    mixin: () => {
+      const traceId = currentTraceId();
+      return traceId === undefined ? { ...logContext.getStore() } : { ...logContext.getStore(), trace_id: traceId };
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -65,9 +65,9 @@ export class Metrics {
   constructor(app: string, options: MetricsOptions = {}) {
     this.registry.setDefaultLabels({ app });
     if (options.processMetrics ?? true) {
+      // Standard names (`process_*`, `nodejs_*`), no prefix: dashboards and alerts written for any Node app apply.
       collectDefaultMetrics({
         register: this.registry,
-        prefix: 'worktrack_',
         eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS,
       });
     }

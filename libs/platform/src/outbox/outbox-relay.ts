@@ -32,6 +32,8 @@ interface OutboxRow {
   requestId: string | null;
   /** The validated contract payload, as it will travel. */
   payload: Record<string, unknown>;
+  /** The writer's W3C trace context, relayed as the message's `traceparent` (NULL: written outside a trace). */
+  traceparent: string | null;
 }
 
 export interface OutboxRelayOptions {
@@ -141,7 +143,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // Plain SQL on the relay's connection, no query builder per read (ADR 0012
     // decision 2): the relay reads whenever it wakes, in every app.
     const table = outboxTable(schema);
-    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload
+    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload, traceparent
        FROM ${table} ORDER BY id ASC LIMIT $1`;
     this.deleteSql = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.logger = logger.child({ component: 'outbox-relay' });
@@ -155,15 +157,33 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       'Outbox publish attempts that failed (the rows stay and are retried).',
     );
     if (!metrics.registry.getSingleMetric('worktrack_outbox_pending')) {
-      const countSql = `SELECT count(*)::int AS n FROM ${table}`;
+      // One read per scrape for both gauges: the count, and the oldest row's age (0 when empty).
+      const countSql = `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM ${table}`;
+      let scrape: Promise<Array<{ n: number; age: number }> | undefined> | undefined;
+      const read = (): Promise<Array<{ n: number; age: number }> | undefined> => {
+        scrape ??= dataSource
+          .query<Array<{ n: number; age: number }>>(countSql)
+          .catch(() => undefined)
+          .finally(() => setImmediate(() => (scrape = undefined)));
+        return scrape;
+      };
       new Gauge({
         name: 'worktrack_outbox_pending',
         help: 'Outbox rows waiting to be published (counted at scrape time).',
         registers: [metrics.registry],
         async collect() {
           // Keeps the last value when Postgres does not answer; /metrics still serves.
-          const rows = (await dataSource.query(countSql).catch(() => undefined)) as Array<{ n: number }> | undefined;
+          const rows = await read();
           if (rows) this.set(rows[0].n);
+        },
+      });
+      new Gauge({
+        name: 'worktrack_outbox_oldest_age_seconds',
+        help: 'Age of the oldest outbox row waiting to be published, 0 when none (read at scrape time).',
+        registers: [metrics.registry],
+        async collect() {
+          const rows = await read();
+          if (rows) this.set(Number(rows[0].age));
         },
       });
     }
@@ -367,7 +387,7 @@ interface NotifyingClient {
 const toKafkaMessage = (row: OutboxRow): Message => ({
   key: row.key,
   value: JSON.stringify(row.payload),
-  headers: contractHeaders(row, row),
+  headers: contractHeaders(row, { ...row, traceparent: row.traceparent ?? null }),
 });
 
 /** A stable 64-bit advisory lock key per schema (one relay per service). */

@@ -18,7 +18,9 @@ describe('outbox rows built from their contract', () => {
       payload: links(),
       from: 'FROM linked l GROUP BY l.member',
     });
-    expect(sql).toContain('INSERT INTO "correlation".outbox (topic, key, type, version, message_id, request_id, payload)');
+    expect(sql).toContain('INSERT INTO "correlation".outbox (topic, key, type, version, message_id, request_id, payload, traceparent)');
+    // No traceparent expression given: the row carries none.
+    expect(sql).toMatch(/ORDER BY l\.event_id\)\), NULL\n/);
     expect(sql).toContain(`SELECT 'correlationLinks', l.member, 'correlation.events.linked', 1, gen_random_uuid(), p_request_id,`);
     expect(sql).toContain(
       `jsonb_build_object('memberId', l.member, 'links', jsonb_agg(jsonb_build_object('eventId', l.event_id, 'sessionId', l.session_id, 'version', l.link_version) ORDER BY l.event_id))`,

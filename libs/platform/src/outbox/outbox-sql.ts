@@ -97,6 +97,8 @@ export interface OutboxInsertSpec<T extends object> {
   key: string;
   messageId: string;
   requestId: string;
+  /** SQL expression of the row's W3C `traceparent` (text or NULL); NULL when omitted. */
+  traceparent?: string;
   payload: PayloadSql<T>;
   /** What the SELECT reads from: `FROM …` and any WHERE, GROUP BY, HAVING or ORDER BY. */
   from: string;
@@ -110,9 +112,9 @@ export interface OutboxInsertSpec<T extends object> {
  */
 export function outboxInsertSql<T extends object>(contract: MessageContract<T>, spec: OutboxInsertSpec<T>): string {
   if (!(contract.topic in Topics)) throw new Error(`${contract.type}: unknown topic ${contract.topic}`);
-  return `INSERT INTO ${outboxTable(spec.schema)} (topic, key, type, version, message_id, request_id, payload)
+  return `INSERT INTO ${outboxTable(spec.schema)} (topic, key, type, version, message_id, request_id, payload, traceparent)
            SELECT ${quoted(contract.topic)}, ${spec.key}, ${quoted(contract.type)}, ${Number(contract.version)}, ${spec.messageId}, ${spec.requestId},
-                  ${jsonObjectSql(contract.payload, spec.payload)}
+                  ${jsonObjectSql(contract.payload, spec.payload)}, ${spec.traceparent ?? 'NULL'}
              ${spec.from}
            RETURNING id`;
 }
@@ -137,5 +139,7 @@ export function outboxNotifySql(schema: string): string {
 export interface QueuedMessage<R extends object = object> {
   messageId: string;
   requestId: string | null;
-  insertSql(at: { schema: string; messageId: string; requestId: string } & R): string;
+  /** The writer's W3C `traceparent` (`currentTraceparent()`), for a statement that passes it as a parameter. */
+  traceparent?: string | null;
+  insertSql(at: { schema: string; messageId: string; requestId: string; traceparent?: string } & R): string;
 }

@@ -18,6 +18,19 @@ export async function createOutboxTable(queryRunner: QueryRunner, schema: string
   );
 }
 
+/**
+ * Adds the `traceparent` column (the W3C trace context of the span that wrote
+ * the row, relayed as the message's `traceparent` header); each service's own
+ * migration calls it after `createOutboxTable`.
+ */
+export async function addOutboxTraceparent(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`ALTER TABLE ${outboxTable(schema)} ADD COLUMN IF NOT EXISTS "traceparent" text`);
+}
+
+export async function dropOutboxTraceparent(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`ALTER TABLE ${outboxTable(schema)} DROP COLUMN IF EXISTS "traceparent"`);
+}
+
 export async function dropOutboxTable(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(`DROP TABLE ${outboxTable(schema)}`);
 }

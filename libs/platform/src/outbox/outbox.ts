@@ -4,6 +4,7 @@ import { parsePayload, toWire, Topics, type MessageContract, type TopicDefinitio
 import { schemaOf } from '../database/data-source.factory';
 import { BROKER_DEFAULT_MAX_MESSAGE_BYTES } from '../kafka/kafka.client';
 import { currentRequestId } from '../logging/logger';
+import { currentTraceparent } from '../tracing/tracing';
 import { outboxChannel, outboxTable } from './outbox-table';
 
 export interface EnqueueOptions {
@@ -50,8 +51,8 @@ export async function enqueueMany<T extends object>(
   const schema = schemaOf(manager.connection);
   await manager.query(
     `WITH rows AS (
-       INSERT INTO ${outboxTable(schema)} (topic, key, type, version, message_id, request_id, payload)
-       SELECT $1, m.key, $2, $3, m.message_id, m.request_id, m.payload::jsonb
+       INSERT INTO ${outboxTable(schema)} (topic, key, type, version, message_id, request_id, payload, traceparent)
+       SELECT $1, m.key, $2, $3, m.message_id, m.request_id, m.payload::jsonb, $9::text
          FROM unnest($4::text[], $5::uuid[], $6::text[], $7::text[]) WITH ORDINALITY AS m(key, message_id, request_id, payload, n)
         ORDER BY m.n
        RETURNING id)
@@ -65,6 +66,7 @@ export async function enqueueMany<T extends object>(
       messages.map(({ opts }) => opts.requestId ?? currentRequestId() ?? null),
       texts,
       outboxChannel(schema),
+      currentTraceparent() ?? null,
     ],
   );
 }

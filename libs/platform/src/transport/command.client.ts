@@ -10,6 +10,7 @@ import { REQUEST_REPLY_COMMIT_INTERVAL_MS } from '../kafka/periodic-commits';
 import { asErrorBody, contractHeaders, decodeJson, readHeaders } from '../kafka/message';
 import { currentRequestId, type AppLogger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
+import { SpanKind, withSpan } from '../tracing/tracing';
 
 export interface CommandClientOptions {
   /** How long a request waits for its reply before it fails with UNAVAILABLE. */
@@ -131,7 +132,21 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
    * rejects with a DomainError. The command is checked here unless
    * `validateCommands` is off, and by the service that receives it.
    */
-  async send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
+  send<T extends object, R extends object>(contract: CommandContract<T, R>, payload: T, opts: SendOptions): Promise<R> {
+    // With tracing on, a producer span from the publish to the reply: the service's span is its child.
+    return withSpan(
+      `send ${contract.type}`,
+      { 'messaging.system': 'kafka', 'messaging.destination.name': Topics[contract.topic].name, 'worktrack.message.type': contract.type },
+      () => this.sendCommand(contract, payload, opts),
+      SpanKind.PRODUCER,
+    );
+  }
+
+  private async sendCommand<T extends object, R extends object>(
+    contract: CommandContract<T, R>,
+    payload: T,
+    opts: SendOptions,
+  ): Promise<R> {
     const name = `${contract.type}.v${contract.version}`;
     if (!this.accepting) throw new DomainError(ErrorCode.UNAVAILABLE, 'The gateway is not ready to send commands.');
     const text = JSON.stringify(payload);

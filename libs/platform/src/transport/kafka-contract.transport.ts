@@ -14,6 +14,7 @@ import { ContractContext } from './contract.context';
 import { StartupRefusal } from '../bootstrap/startup-refusal';
 import { commandContractsOf } from '../contracts/contract-registry';
 import { backoffMs } from '../work/backoff';
+import { injectTraceparent, TRACEPARENT_HEADER, withKafkaSpan } from '../tracing/tracing';
 import { patternOf, type EventGroupOptions, type HandlerExtras } from './contract-pattern';
 import { internalErrorBody } from './rpc-domain-error.filter';
 
@@ -233,10 +234,17 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       return;
     }
     try {
-      const body = await this.execute(meta, message.value);
-      this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: body.ok ? 'handled' : 'failed' });
-      await withLogContext({ requestId: meta.requestId, messageId: meta.messageId }, () =>
-        this.reply(meta, { replyTo, replyInstance, correlationId, deadline }, body),
+      // The command's span continues the requester's trace; the reply carries it back.
+      await withKafkaSpan(
+        `process ${meta.type}`,
+        { relation: 'child', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: kafkaSpanAttributes(meta) },
+        async () => {
+          const body = await this.execute(meta, message.value);
+          this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: body.ok ? 'handled' : 'failed' });
+          await withLogContext({ requestId: meta.requestId, messageId: meta.messageId }, () =>
+            this.reply(meta, { replyTo, replyInstance, correlationId, deadline }, body),
+          );
+        },
       );
     } catch (err) {
       // Never out of the consumer: one message must not stop the service for every other requester.
@@ -271,12 +279,12 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
    * requester has answered 503 by then.
    */
   private async reply(meta: MessageMeta, to: ReplyTo, body: ReplyBody): Promise<void> {
-    const headers = {
+    const headers = injectTraceparent({
       [Header.correlationId]: to.correlationId,
       [Header.replyInstance]: to.replyInstance,
       [Header.messageId]: meta.messageId,
       ...(meta.requestId ? { [Header.requestId]: meta.requestId } : {}),
-    };
+    });
     const message = (b: ReplyBody): Message => ({ key: to.correlationId, value: JSON.stringify(b), headers });
     let outgoing = message(body);
     for (let attempt = 0; ; attempt++) {
@@ -348,7 +356,16 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     const first = metas[0];
     try {
       const values = messages.map((m) => decodeJson(m.value));
-      await this.invoke(handler, values, new ContractContext([first, 'event', metas]));
+      // A trace of its own, linked to every message's writer (the asynchronous tail).
+      await withKafkaSpan(
+        `process ${first.type}`,
+        {
+          relation: 'link',
+          traceparents: metas.map((m) => m.headers[TRACEPARENT_HEADER]),
+          attributes: { ...kafkaSpanAttributes(first), 'messaging.batch.message_count': messages.length },
+        },
+        () => this.invoke(handler, values, new ContractContext([first, 'event', metas])),
+      );
       this.metrics.kafkaMessages.inc({ topic: first.topic, type: first.type, outcome: 'handled' }, messages.length);
       return;
     } catch (err) {
@@ -381,7 +398,11 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     for (let attempt = 1; ; attempt++) {
       try {
         const value = decodeJson(message.value);
-        await this.invoke(handler, many ? [value] : value, new ContractContext([meta, 'event']));
+        await withKafkaSpan(
+          `process ${meta.type}`,
+          { relation: 'link', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: kafkaSpanAttributes(meta) },
+          () => this.invoke(handler, many ? [value] : value, new ContractContext([meta, 'event'])),
+        );
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'handled' });
         return;
       } catch (err) {
@@ -417,6 +438,17 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
     ]);
     this.metrics.kafkaMessages.inc({ topic: meta.topic, type: meta.type, outcome: 'dead_lettered' });
   }
+}
+
+/** What a Kafka consumer span says of the message it handles (semantic conventions for messaging). */
+function kafkaSpanAttributes(meta: MessageMeta): Record<string, string | number> {
+  return {
+    'messaging.destination.name': meta.topic,
+    'messaging.destination.partition.id': String(meta.partition),
+    'messaging.kafka.offset': Number(meta.offset),
+    'messaging.message.id': meta.messageId,
+    'worktrack.message.type': meta.type,
+  };
 }
 
 /**

@@ -1,0 +1,138 @@
+import type { IncomingMessage } from 'node:http';
+import { trace, TraceFlags, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace';
+import { markTracingEnabled, tracingEnabled } from './tracing';
+
+/** Paths whose requests never start a trace: probes and scrapes. */
+const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(\/|\?|$)/;
+
+export interface StartedTracing {
+  shutdown(): Promise<void>;
+}
+
+let started: StartedTracing | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, before the instrumented modules
+ * (http, fastify, pg, ioredis) are loaded; returns undefined and registers
+ * nothing otherwise. The sampler, exporter protocol and resource follow the
+ * standard OTEL_* variables (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG,
+ * OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES); without a sampler set it is
+ * `parentbased_always_on`. `serviceName` applies when OTEL_SERVICE_NAME is unset.
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): StartedTracing | undefined {
+  if (started) return started;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // The signal-specific variable is the full URL; the general one is a base the exporter appends /v1/traces to.
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!url || env.OTEL_SDK_DISABLED === 'true') return undefined;
+  // Loaded here only: without an endpoint none of the SDK's modules is even read.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { IORedisInstrumentation } =
+    require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { FastifyOtelInstrumentation } = require('@fastify/otel') as typeof import('@fastify/otel');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  // Traces only: metrics are Prometheus' (/metrics) and logs go to stdout, so the SDK's own
+  // metric and log exporters stay off unless asked for.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
+    traceExporter: new OTLPTraceExporter({ url }),
+    sampler: new LinkFollowingSampler(samplerFromEnv(env)),
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
+        // Outgoing HTTP (webhook deliveries, connectors) only inside a trace.
+        requireParentforOutgoingSpans: true,
+      }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        instrumentHooks: false,
+        ignorePaths: (route: { url: string }) => UNTRACED_PATHS.test(route.url),
+      }),
+      // Only queries made for a traced request or message; the statement's text, never its values.
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  markTracingEnabled(true);
+  started = {
+    shutdown: async () => {
+      markTracingEnabled(false);
+      await sdk.shutdown();
+    },
+  };
+  return started;
+}
+
+/**
+ * The standard samplers by their OTEL_TRACES_SAMPLER names, with
+ * OTEL_TRACES_SAMPLER_ARG as the ratio (default 1); unset or empty:
+ * `parentbased_always_on`.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const sdk = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const arg = env.OTEL_TRACES_SAMPLER_ARG;
+  const ratio = arg === undefined || arg.trim() === '' ? 1 : Number(arg);
+  switch (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on') {
+    case 'always_on':
+      return new sdk.AlwaysOnSampler();
+    case 'always_off':
+      return new sdk.AlwaysOffSampler();
+    case 'traceidratio':
+      return new sdk.TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+  }
+}
+
+/**
+ * A new trace that links to a sampled span (an event's consumer, linked to
+ * the span that wrote it) is sampled too, so that at 10 % the asynchronous
+ * tail of a kept request is kept with it; every other decision is the
+ * configured sampler's.
+ */
+export class LinkFollowingSampler implements Sampler {
+  constructor(private readonly delegate: Sampler) {}
+
+  shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+    if (trace.getSpanContext(context) === undefined && links.some((l) => (l.context.traceFlags & (TraceFlags.SAMPLED as number)) !== 0)) {
+      return { decision: 2 /* SamplingDecision.RECORD_AND_SAMPLED */ };
+    }
+    return this.delegate.shouldSample(context, traceId, name, kind, attributes, links);
+  }
+
+  toString(): string {
+    return `LinkFollowingSampler{${this.delegate.toString()}}`;
+  }
+}
+
+/** Flushes and stops the SDK, if it was started (the drain's last step). */
+export async function stopTracing(): Promise<void> {
+  if (!started || !tracingEnabled()) return;
+  const s = started;
+  started = undefined;
+  await s.shutdown();
+}
+
+/** The service name of this process: OTEL_SERVICE_NAME, else `worktrack-<app>` from the main's path (dist/apps/<app>/…), else `worktrack`. */
+export function processServiceName(argv1: string | undefined = process.argv[1], env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OTEL_SERVICE_NAME) return env.OTEL_SERVICE_NAME;
+  const app = /[\\/]apps[\\/]([^\\/]+)[\\/]/.exec(argv1 ?? '')?.[1];
+  if (app) return `worktrack-${app}`;
+  if (/services-host/.test(argv1 ?? '')) return `worktrack-services`;
+  return 'worktrack';
+}
