@@ -189,7 +189,8 @@ async function main(): Promise<void> {
     const link = new URL((JSON.parse(invited.body) as { data: { accept_url: string } }).data.accept_url).searchParams.get('token') ?? '';
     const accepted = await send(`${gateway.url}/v1/auth/accept-invite`, 'POST', {}, { token: link, password });
     if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.body}`);
-    const apiToken = await send(`${gateway.url}/v1/tokens`, 'POST', { authorization: `Bearer ${owner.token}` }, { name: 'bench' });
+    const memberJwt = (JSON.parse(accepted.body) as { data: { access_token: string } }).data.access_token;
+    const apiToken = await send(`${gateway.url}/v1/tokens`, 'POST', { authorization: `Bearer ${memberJwt}` }, { name: 'bench', scope: 'full' });
     const token = (JSON.parse(apiToken.body) as { data: { token: string } }).data.token;
     if (!token) throw new Error(`token: ${apiToken.status} ${apiToken.body}`);
 
