@@ -18,7 +18,7 @@
  * and a bare node:http server that verifies the same ES256 JWT with
  * node:crypto against the published key and answers 200.
  *
- *   npm run bench:auth [-- --signins 30 --refreshes 200 --rate 200 --seconds 15 --warmup 3]
+ *   npm run bench:auth [-- --signins 30 --refreshes 200 --rate 50 --seconds 15 --warmup 3]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -36,13 +36,13 @@ const arg = (name: string, fallback: number): number => {
 };
 const SIGNINS = arg('signins', 30);
 const REFRESHES = arg('refreshes', 200);
-const RATE = arg('rate', 200);
+const RATE = arg('rate', 50);
 const SECONDS = arg('seconds', 15);
 const WARMUP = arg('warmup', 3);
 /** Both apps' default PUBLIC_URL: the refresh route's required Origin (D-40). */
 const ORIGIN = 'http://localhost:3000';
 const ARGON2_MEMORY_KIB = Number(process.env.ARGON2_MEMORY_KIB ?? 19_456);
-const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 2);
+const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 5);
 const agent = new Agent({ keepAlive: true, maxSockets: 2048 });
 
 interface Answer {
