@@ -60,7 +60,10 @@ function send(url: string, method: string, headers: Record<string, string>, body
         method,
         agent,
         timeout: 30_000,
-        headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) },
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -190,7 +193,12 @@ async function main(): Promise<void> {
     const accepted = await send(`${gateway.url}/v1/auth/accept-invite`, 'POST', {}, { token: link, password });
     if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.body}`);
     const memberJwt = (JSON.parse(accepted.body) as { data: { access_token: string } }).data.access_token;
-    const apiToken = await send(`${gateway.url}/v1/tokens`, 'POST', { authorization: `Bearer ${memberJwt}` }, { name: 'bench', scope: 'full' });
+    const apiToken = await send(
+      `${gateway.url}/v1/tokens`,
+      'POST',
+      { authorization: `Bearer ${memberJwt}` },
+      { name: 'bench', scope: 'full' },
+    );
     const token = (JSON.parse(apiToken.body) as { data: { token: string } }).data.token;
     if (!token) throw new Error(`token: ${apiToken.status} ${apiToken.body}`);
 
@@ -216,7 +224,12 @@ async function main(): Promise<void> {
     const withToken = await openLoop('me (token)', `${gateway.url}/v1/me`, { authorization: `Bearer ${token}` }, sampler);
 
     // Ceilings: argon2id alone (this process), and a bare JWT check over HTTP.
-    const stored = await hash(passwordDigest(password), { type: argon2id, memoryCost: ARGON2_MEMORY_KIB, timeCost: ARGON2_PASSES, parallelism: 1 });
+    const stored = await hash(passwordDigest(password), {
+      type: argon2id,
+      memoryCost: ARGON2_MEMORY_KIB,
+      timeCost: ARGON2_PASSES,
+      parallelism: 1,
+    });
     const argonMs: number[] = [];
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < SIGNINS; i++) {
@@ -229,9 +242,13 @@ async function main(): Promise<void> {
     const jwks = JSON.parse((await send(`${gateway.url}/.well-known/jwks.json`, 'GET', {})).body) as { keys: Array<{ kid: string }> };
     const kid = (JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')) as { kid: string }).kid;
     const port = await freePort();
-    const ceilingProcess = spawn(process.execPath, ['-e', CEILING_SERVER, String(port), JSON.stringify(jwks.keys.find((k) => k.kid === kid))], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const ceilingProcess = spawn(
+      process.execPath,
+      ['-e', CEILING_SERVER, String(port), JSON.stringify(jwks.keys.find((k) => k.kid === kid))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     await new Promise<void>((resolve) => ceilingProcess.stdout.once('data', () => resolve()));
     const ceiling = await openLoop(
       'ceiling (JWT)',

@@ -27,7 +27,13 @@ describe('worktrack login end to end', () => {
   const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: repoRoot(),
-      env: { PATH: process.env.PATH ?? '', HOME: home, WORKTRACK_CONFIG_DIR: join(home, 'config'), WORKTRACK_QUEUE_DIR: join(home, 'queue'), ...options.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        WORKTRACK_CONFIG_DIR: join(home, 'config'),
+        WORKTRACK_QUEUE_DIR: join(home, 'queue'),
+        ...options.env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -85,14 +91,18 @@ describe('worktrack login end to end', () => {
     expect(sessions.body.data).toEqual([]);
 
     // Signing in again with email and password replaces the kept token.
-    const again = await cli(['login', '--url', `${publicUrl}/v1`, '--email', `ADA-${run}@example.com`, '--password-stdin'], { stdin: password });
+    const again = await cli(['login', '--url', `${publicUrl}/v1`, '--email', `ADA-${run}@example.com`, '--password-stdin'], {
+      stdin: password,
+    });
     expect(again.code).toBe(0);
     expect(stored().token).not.toBe(kept.token);
   });
 
   it('refuses a wrong password (exit 3, nothing kept), and asks for what is missing only on a terminal', async () => {
     const before = stored();
-    const wrong = await cli(['login', '--url', publicUrl, '--email', `ada-${run}@example.com`, '--password-stdin'], { stdin: 'not the password at all' });
+    const wrong = await cli(['login', '--url', publicUrl, '--email', `ada-${run}@example.com`, '--password-stdin'], {
+      stdin: 'not the password at all',
+    });
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain('INVALID_CREDENTIALS');
     expect(stored()).toEqual(before);

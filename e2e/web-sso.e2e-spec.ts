@@ -5,7 +5,14 @@ import { chromium, type Browser } from 'playwright-core';
 import { freePort, repoRoot, startAppProcess, startTestOidcProvider, type AppProcess, type TestOidcProvider } from '@worktrack/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-sync',
+];
 const run = randomUUID().slice(0, 8);
 
 /** The web app signing in through a real OpenID provider in Debian's chromium (D-41, D-44). */

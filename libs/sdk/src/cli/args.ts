@@ -273,9 +273,16 @@ function parseCommand(name: string, rest: string[], values: Values): Command {
       return { kind: 'me' };
     case 'login': {
       only(values, ['email', 'password-stdin', 'invite', 'name', 'code'], 'login');
-      positionals(rest, 0, 0, 'login [--email EMAIL] [--password-stdin] [--code 123456] | login --invite LINK [--name NAME] [--password-stdin]');
-      if (values.invite !== undefined && values.email !== undefined) throw new UsageError('--invite and --email do not go together: the invite names the email');
-      if (values.code !== undefined && !/^\d{6}$/.test(values.code)) throw new UsageError('--code must be the 6 digits of your authenticator app');
+      positionals(
+        rest,
+        0,
+        0,
+        'login [--email EMAIL] [--password-stdin] [--code 123456] | login --invite LINK [--name NAME] [--password-stdin]',
+      );
+      if (values.invite !== undefined && values.email !== undefined)
+        throw new UsageError('--invite and --email do not go together: the invite names the email');
+      if (values.code !== undefined && !/^\d{6}$/.test(values.code))
+        throw new UsageError('--code must be the 6 digits of your authenticator app');
       return {
         kind: 'login',
         email: values.email,

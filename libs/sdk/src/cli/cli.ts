@@ -65,7 +65,8 @@ export async function runCli(argv: string[], io: CliIo, makeApi: ApiFactory): Pr
       io.out(invocation.command.text);
       return ExitCode.Ok;
     }
-    if (invocation.command.kind === 'login') return await runLogin(invocation.command, io, invocation.url ?? io.env.WORKTRACK_URL, normaliseUrl);
+    if (invocation.command.kind === 'login')
+      return await runLogin(invocation.command, io, invocation.url ?? io.env.WORKTRACK_URL, normaliseUrl);
     command = invocation.command;
     json = invocation.json;
     // What `worktrack login` kept, when neither the options nor the environment name the API and token.

@@ -63,7 +63,9 @@ const isTty = (stream: Readable): stream is ReadStream => (stream as Partial<Rea
 async function readAll(stdin: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Asks on the terminal; with `hidden`, what is typed is not echoed (raw mode, the characters are read one by one). */
@@ -98,7 +100,12 @@ interface ErrorBody {
   error?: { code?: string; message?: string };
 }
 
-async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; response: Response }> {
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown; response: Response }> {
   let response: Response;
   try {
     response = await fetch(`${url}/v1${path}`, {
@@ -115,7 +122,8 @@ async function post(url: string, path: string, body: unknown, headers: Record<st
 const failureOf = (status: number, json: unknown): LoginFailure => {
   const error = (json as ErrorBody | null)?.error;
   const text = `${status} ${error?.code ?? ''}: ${error?.message ?? 'the API refused'}`;
-  const exit = status === 401 || status === 403 ? ExitCode.Auth : status >= 500 || status === 429 ? ExitCode.Unavailable : ExitCode.Rejected;
+  const exit =
+    status === 401 || status === 403 ? ExitCode.Auth : status >= 500 || status === 429 ? ExitCode.Unavailable : ExitCode.Rejected;
   return new LoginFailure(text, exit);
 };
 
@@ -125,7 +133,12 @@ const failureOf = (status: number, json: unknown): LoginFailure => {
  * config file, and ends the browser session the sign-in opened (the token is
  * what the CLI uses from now on).
  */
-export async function runLogin(command: LoginCommand, io: LoginIo, rawUrl: string | undefined, normalise: (raw: string) => string): Promise<number> {
+export async function runLogin(
+  command: LoginCommand,
+  io: LoginIo,
+  rawUrl: string | undefined,
+  normalise: (raw: string) => string,
+): Promise<number> {
   try {
     let inviteToken: string | undefined;
     let url = rawUrl;
@@ -171,11 +184,16 @@ export async function runLogin(command: LoginCommand, io: LoginIo, rawUrl: strin
     const token = (created.json as { data: { token: string; token_id: string } }).data;
 
     // The sign-in's browser session is not needed any more (refresh cookie and the app's own origin).
-    const cookie = signedIn.response.headers.getSetCookie().find((c) => c.startsWith('wt_refresh='))?.split(';')[0];
+    const cookie = signedIn.response.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('wt_refresh='))
+      ?.split(';')[0];
     if (cookie) await post(api, '/auth/logout', undefined, { cookie, origin: new URL(api).origin }).catch(() => undefined);
 
     const path = storeLogin(io.env, { url: api, token: token.token });
-    io.err(`Signed in as ${session.member.email ?? session.member.display_name}; the API token "${name}" (${token.token_id}) is kept in ${path}\n`);
+    io.err(
+      `Signed in as ${session.member.email ?? session.member.display_name}; the API token "${name}" (${token.token_id}) is kept in ${path}\n`,
+    );
     return ExitCode.Ok;
   } catch (err) {
     if (err instanceof UsageError) {
