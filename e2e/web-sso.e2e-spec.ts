@@ -17,6 +17,7 @@ const run = randomUUID().slice(0, 8);
 
 /** The web app signing in through a real OpenID provider in Debian's chromium (D-41, D-44). */
 describe('web app: single sign-on in a real browser (D-41)', () => {
+  jest.setTimeout(300_000); // five apps and a browser on a shared machine
   let processes: AppProcess[] = [];
   let gateway: AppProcess;
   let idp: TestOidcProvider;
@@ -41,10 +42,10 @@ describe('web app: single sign-on in a real browser (D-41)', () => {
       },
     ]);
     processes = await Promise.all([
-      startAppProcess('identity', { PUBLIC_URL: publicUrl, OIDC_PROVIDERS: providers, PASSWORD_LOGIN: 'false' }, 60_000),
-      ...['sessions', 'ingestion', 'plate'].map((app) => startAppProcess(app, { PUBLIC_URL: publicUrl }, 60_000)),
+      startAppProcess('identity', { PUBLIC_URL: publicUrl, OIDC_PROVIDERS: providers, PASSWORD_LOGIN: 'false' }, 180_000),
+      ...['sessions', 'ingestion', 'plate'].map((app) => startAppProcess(app, { PUBLIC_URL: publicUrl }, 180_000)),
     ]);
-    gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 60_000);
+    gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 180_000);
     processes.push(gateway);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });

@@ -110,7 +110,7 @@ async function post(
   try {
     response = await fetch(`${url}/v1${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
