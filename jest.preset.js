@@ -22,7 +22,10 @@ module.exports = {
     // request-filtering-agent ships only as an ES module: Node loads it with require, jest's module system needs it compiled.
     '^.+/node_modules/request-filtering-agent/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     // jose (session JWTs, D-40), openid-client with oauth4webapi and oidc-provider (single sign-on, D-41) ship only as ES modules too, and @fastify/cookie imports its ES-module `cookie` dynamically.
-    '^.+/node_modules/(jose|@fastify/cookie|openid-client|oauth4webapi|oidc-provider)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+/node_modules/(jose|@fastify/cookie|openid-client|oauth4webapi|oidc-provider)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
     // Likewise the ES modules openapi-typescript requires (the SDK generator's staleness test runs it).
     '^.+/node_modules/(parse-json|index-to-position|supports-color|change-case)/.+\\.js$': [
       '@swc/jest',

@@ -9,16 +9,18 @@
  *   configured cost (ARGON2_MEMORY_KIB, ARGON2_PASSES), a deliberate cost;
  * - refresh: `POST /v1/auth/refresh` with the cookie, rotating it each time;
  *
- * and open loop at `--rate` for `--seconds` (after `--warmup`), `GET /v1/me`
- * with the member's session JWT, then with an API token of the same member:
- * the gateway's CPU per request for each credential (the JWT must cost no more).
+ * - `GET /v1/me` `--requests` times with an API token of the member, then
+ *   with the member's session JWT (each warmed first): the gateway's CPU per
+ *   request for each credential (the JWT must cost no more).
+ *
  * Figures: latency percentiles, throughput and the CPU milliseconds per unit
  * of each process (bench/cpu-sampler.ts, from /proc). Raw ceilings beside them:
  * argon2id verifications at the same cost in this process (no HTTP, no Kafka),
  * and a bare node:http server that verifies the same ES256 JWT with
- * node:crypto against the published key and answers 200.
+ * node:crypto against the published key and answers 200 (open loop at
+ * `--rate` for `--seconds` after `--warmup`).
  *
- *   npm run bench:auth [-- --signins 30 --refreshes 200 --rate 200 --seconds 15 --warmup 3]
+ *   npm run bench:auth [-- --signins 30 --refreshes 200 --requests 300 --rate 50 --seconds 15 --warmup 3]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -36,13 +38,14 @@ const arg = (name: string, fallback: number): number => {
 };
 const SIGNINS = arg('signins', 30);
 const REFRESHES = arg('refreshes', 200);
-const RATE = arg('rate', 200);
+const REQUESTS = arg('requests', 300);
+const RATE = arg('rate', 50);
 const SECONDS = arg('seconds', 15);
 const WARMUP = arg('warmup', 3);
 /** Both apps' default PUBLIC_URL: the refresh route's required Origin (D-40). */
 const ORIGIN = 'http://localhost:3000';
 const ARGON2_MEMORY_KIB = Number(process.env.ARGON2_MEMORY_KIB ?? 19_456);
-const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 2);
+const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 5);
 const agent = new Agent({ keepAlive: true, maxSockets: 2048 });
 
 interface Answer {
@@ -60,7 +63,10 @@ function send(url: string, method: string, headers: Record<string, string>, body
         method,
         agent,
         timeout: 30_000,
-        headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) },
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -189,7 +195,13 @@ async function main(): Promise<void> {
     const link = new URL((JSON.parse(invited.body) as { data: { accept_url: string } }).data.accept_url).searchParams.get('token') ?? '';
     const accepted = await send(`${gateway.url}/v1/auth/accept-invite`, 'POST', {}, { token: link, password });
     if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.body}`);
-    const apiToken = await send(`${gateway.url}/v1/tokens`, 'POST', { authorization: `Bearer ${owner.token}` }, { name: 'bench' });
+    const memberJwt = (JSON.parse(accepted.body) as { data: { access_token: string } }).data.access_token;
+    const apiToken = await send(
+      `${gateway.url}/v1/tokens`,
+      'POST',
+      { authorization: `Bearer ${memberJwt}` },
+      { name: 'bench', scope: 'full' },
+    );
     const token = (JSON.parse(apiToken.body) as { data: { token: string } }).data.token;
     if (!token) throw new Error(`token: ${apiToken.status} ${apiToken.body}`);
 
@@ -210,12 +222,22 @@ async function main(): Promise<void> {
       return a.status;
     });
 
-    console.log(`GET /v1/me at ${RATE}/s for ${WARMUP}+${SECONDS} s with each credential`);
-    const withJwt = await openLoop('me (JWT)', `${gateway.url}/v1/me`, { authorization: `Bearer ${jwt}` }, sampler);
-    const withToken = await openLoop('me (token)', `${gateway.url}/v1/me`, { authorization: `Bearer ${token}` }, sampler);
+    // Closed loops, each credential warmed first, then measured in turn: on a busy machine an open loop only measures the queue.
+    console.log(`GET /v1/me ${REQUESTS} times with each credential, one at a time`);
+    const me = (credential: string) => async () =>
+      (await send(`${gateway.url}/v1/me`, 'GET', { authorization: `Bearer ${credential}` })).status;
+    await closedLoop('warm (token)', 50, sampler, me(token));
+    await closedLoop('warm (JWT)', 50, sampler, me(jwt));
+    const withToken = await closedLoop('me (token)', REQUESTS, sampler, me(token));
+    const withJwt = await closedLoop('me (JWT)', REQUESTS, sampler, me(jwt));
 
     // Ceilings: argon2id alone (this process), and a bare JWT check over HTTP.
-    const stored = await hash(passwordDigest(password), { type: argon2id, memoryCost: ARGON2_MEMORY_KIB, timeCost: ARGON2_PASSES, parallelism: 1 });
+    const stored = await hash(passwordDigest(password), {
+      type: argon2id,
+      memoryCost: ARGON2_MEMORY_KIB,
+      timeCost: ARGON2_PASSES,
+      parallelism: 1,
+    });
     const argonMs: number[] = [];
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < SIGNINS; i++) {
@@ -228,9 +250,13 @@ async function main(): Promise<void> {
     const jwks = JSON.parse((await send(`${gateway.url}/.well-known/jwks.json`, 'GET', {})).body) as { keys: Array<{ kid: string }> };
     const kid = (JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')) as { kid: string }).kid;
     const port = await freePort();
-    const ceilingProcess = spawn(process.execPath, ['-e', CEILING_SERVER, String(port), JSON.stringify(jwks.keys.find((k) => k.kid === kid))], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const ceilingProcess = spawn(
+      process.execPath,
+      ['-e', CEILING_SERVER, String(port), JSON.stringify(jwks.keys.find((k) => k.kid === kid))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     await new Promise<void>((resolve) => ceilingProcess.stdout.once('data', () => resolve()));
     const ceiling = await openLoop(
       'ceiling (JWT)',
@@ -243,7 +269,7 @@ async function main(): Promise<void> {
     const line = (r: Run): string =>
       `  ${r.label.padEnd(14)} n=${r.ms.length}  ${r.rps.toFixed(1)} req/s  p50 ${percentile(r.ms, 50).toFixed(1)} ms  p95 ${percentile(r.ms, 95).toFixed(1)} ms  p99 ${percentile(r.ms, 99).toFixed(1)} ms  answers ${[...r.statuses].map(([s, n]) => `${s}×${n}`).join(' ')}`;
     console.log(`\npeople signing in on ${hostname()} (${cpus().length} cores), ${new Date().toISOString()}`);
-    for (const r of [signIn, refresh, withJwt, withToken]) {
+    for (const r of [signIn, refresh, withToken, withJwt]) {
       console.log(line(r));
       for (const l of formatCpu(r.cpu, r.ms.length, r.label.startsWith('me') ? 'request' : r.label)) console.log(`    ${l}`);
     }

@@ -37,7 +37,9 @@ describe('single sign-on through the gateway (D-41)', () => {
 
   /** A browser starting a sign-in with `return_to`, through the provider's (form-less) interaction, up to the redirect back. */
   const begin = async (returnTo = '/plate', provider = 'corp'): Promise<Begun> => {
-    const start = await fetch(`${gateway.url}/v1/auth/oidc/${provider}/start?return_to=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
+    const start = await fetch(`${gateway.url}/v1/auth/oidc/${provider}/start?return_to=${encodeURIComponent(returnTo)}`, {
+      redirect: 'manual',
+    });
     expect(start.status).toBe(302);
     const line = start.headers.getSetCookie().find((c) => c.startsWith('wt_oidc='))!;
     const [pair, ...attributes] = line.split(';').map((s) => s.trim());
@@ -51,7 +53,10 @@ describe('single sign-on through the gateway (D-41)', () => {
 
   /** The browser arriving at the gateway's callback with (or without) its binding cookie. */
   const arrive = (callback: URL, binding?: string): Promise<Response> =>
-    fetch(`${gateway.url}${callback.pathname}${callback.search}`, { redirect: 'manual', headers: binding ? { cookie: `wt_oidc=${binding}` } : {} });
+    fetch(`${gateway.url}${callback.pathname}${callback.search}`, {
+      redirect: 'manual',
+      headers: binding ? { cookie: `wt_oidc=${binding}` } : {},
+    });
 
   const expectPage = async (response: Response, status: number, says: RegExp): Promise<void> => {
     const body = await response.text();
@@ -200,7 +205,10 @@ describe('single sign-on through the gateway (D-41)', () => {
       expect({ secret: secret.slice(0, 6), inLogs: output.includes(secret) }).toEqual({ secret: secret.slice(0, 6), inLogs: false });
     }
     for (const secret of secrets) {
-      expect({ secret: secret.slice(0, 6), inKafka: seen.some((v) => v.includes(secret)) }).toEqual({ secret: secret.slice(0, 6), inKafka: false });
+      expect({ secret: secret.slice(0, 6), inKafka: seen.some((v) => v.includes(secret)) }).toEqual({
+        secret: secret.slice(0, 6),
+        inKafka: false,
+      });
     }
   });
 });

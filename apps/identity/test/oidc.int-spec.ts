@@ -133,12 +133,23 @@ describe('identity: single sign-on with OpenID Connect (D-41)', () => {
       passwordLogin: false,
     });
     expect(
-      await codeOf(send(SignIn, { email: 'a@corp.example', passwordDigest: passwordDigest('x'.repeat(12)), address: '192.0.2.1', refreshSha256: secretSha256(secret()) })),
+      await codeOf(
+        send(SignIn, {
+          email: 'a@corp.example',
+          passwordDigest: passwordDigest('x'.repeat(12)),
+          address: '192.0.2.1',
+          refreshSha256: secretSha256(secret()),
+        }),
+      ),
     ).toMatch(/^FORBIDDEN/);
   });
 
   it('asks for the code flow with PKCE S256, state and nonce, at the discovered endpoint (D-41)', async () => {
-    const { authorizationUrl } = await send(StartOidcSignIn, { provider: 'corp', bindingSha256: secretSha256(secret()), returnTo: '/plate' });
+    const { authorizationUrl } = await send(StartOidcSignIn, {
+      provider: 'corp',
+      bindingSha256: secretSha256(secret()),
+      returnTo: '/plate',
+    });
     const url = new URL(authorizationUrl);
     expect(url.origin).toBe(idp.issuer);
     expect(url.searchParams.get('response_type')).toBe('code');
@@ -155,7 +166,12 @@ describe('identity: single sign-on with OpenID Connect (D-41)', () => {
     const first = await atCallback('corp', '/sessions?range=week');
     const one = await finish('corp', first.binding, first.query);
     expect(one.returnTo).toBe('/sessions?range=week');
-    expect(one.signedIn.member).toMatchObject({ email: `ada-${run}@corp.example`, displayName: 'Ada Lovelace', role: 'owner', kind: 'human' });
+    expect(one.signedIn.member).toMatchObject({
+      email: `ada-${run}@corp.example`,
+      displayName: 'Ada Lovelace',
+      role: 'owner',
+      kind: 'human',
+    });
     expect(one.signedIn.accessToken.split('.')).toHaveLength(3);
 
     const again = await atCallback('corp');
@@ -228,7 +244,9 @@ describe('identity: single sign-on with OpenID Connect (D-41)', () => {
     const fresh = await atCallback('corp');
     const replay = new URLSearchParams(good.query);
     replay.set('state', new URLSearchParams(fresh.query).get('state') as string);
-    expect(await codeOf(finish('corp', fresh.binding, replay.toString()))).toMatch(/^UNAUTHENTICATED: The sign-in provider refused the sign-in code/);
+    expect(await codeOf(finish('corp', fresh.binding, replay.toString()))).toMatch(
+      /^UNAUTHENTICATED: The sign-in provider refused the sign-in code/,
+    );
   });
 
   it('says when a provider cannot be reached, and an unknown provider is a 404, without a secret in the answer (D-41)', async () => {

@@ -86,7 +86,11 @@ export class OidcController {
       'A browser navigation (not an API call): redirects to the provider (authorization code with PKCE, `state` and `nonce`), bound ' +
       'to this browser by a short-lived cookie. An unknown provider, or one that cannot be reached, ends on an HTML page that says why.',
   })
-  @ApiParam({ name: 'provider', description: 'A provider id from `GET /v1/auth/providers`.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] } })
+  @ApiParam({
+    name: 'provider',
+    description: 'A provider id from `GET /v1/auth/providers`.',
+    schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] },
+  })
   @ApiResponse({ status: 302, description: 'To the provider’s sign-in.' })
   @ApiErrors(ErrorCode.NOT_FOUND)
   async start(
@@ -110,7 +114,11 @@ export class OidcController {
         path: OIDC_COOKIE_PATH,
         maxAge: redirect.expiresIn,
       });
-      return reply.status(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(redirect.authorizationUrl);
+      return reply
+        .status(302)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .redirect(redirect.authorizationUrl);
     } catch (err) {
       return this.refuse(err, reply);
     }
@@ -127,7 +135,11 @@ export class OidcController {
       'provider lets new people join and the domain is allowed), sets the refresh cookie and redirects to `return_to`. A refusal ' +
       '(unverified email, a domain that is not allowed, a `state` or code used already) is an HTML page that says why.',
   })
-  @ApiParam({ name: 'provider', description: 'The provider the sign-in started with.', schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] } })
+  @ApiParam({
+    name: 'provider',
+    description: 'The provider the sign-in started with.',
+    schema: { type: 'string', pattern: OIDC_PROVIDER_ID.source, examples: ['corp'] },
+  })
   @ApiResponse({ status: 302, description: 'Signed in (the refresh cookie is set): to `return_to` on this origin.' })
   @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN)
   async callback(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
@@ -135,7 +147,8 @@ export class OidcController {
     if (!OIDC_PROVIDER_ID.test(provider)) return sendSignInRefusal(reply, 404, 'There is no such sign-in provider here.');
     const queryAt = request.url.indexOf('?');
     const callbackQuery = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
-    if (callbackQuery.length > MAX_CALLBACK_QUERY) return sendSignInRefusal(reply, 400, 'The answer from the sign-in provider is too long.');
+    if (callbackQuery.length > MAX_CALLBACK_QUERY)
+      return sendSignInRefusal(reply, 400, 'The answer from the sign-in provider is too long.');
     const binding = request.cookies[OIDC_COOKIE];
     const refresh = drawRefreshSecret();
     try {
@@ -152,7 +165,8 @@ export class OidcController {
       );
       setRefreshCookie(reply, refresh.secret, COOKIE_DAYS);
       // Identity answers a path of this origin; checked again here so a redirect never leaves it.
-      const target = done.returnTo.startsWith('/') && !done.returnTo.startsWith('//') && !done.returnTo.includes('\\') ? done.returnTo : '/';
+      const target =
+        done.returnTo.startsWith('/') && !done.returnTo.startsWith('//') && !done.returnTo.includes('\\') ? done.returnTo : '/';
       return reply.status(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(target);
     } catch (err) {
       return this.refuse(err, reply);
@@ -163,6 +177,10 @@ export class OidcController {
     if (!(err instanceof DomainError)) throw err;
     const status = httpStatusOf(err.code);
     if (status === 503) void reply.header('retry-after', '30');
-    return sendSignInRefusal(reply, status, status >= 500 && err.code !== ErrorCode.UNAVAILABLE ? 'Signing in does not work right now.' : err.message);
+    return sendSignInRefusal(
+      reply,
+      status,
+      status >= 500 && err.code !== ErrorCode.UNAVAILABLE ? 'Signing in does not work right now.' : err.message,
+    );
   }
 }

@@ -43,7 +43,8 @@ export type Command =
       csv: boolean;
     }
   | { kind: 'me' }
-  | { kind: 'flush' };
+  | { kind: 'flush' }
+  | { kind: 'login'; email?: string; passwordStdin: boolean; invite?: string; name?: string; code?: string };
 
 export interface Invocation {
   command: Command;
@@ -100,10 +101,21 @@ Commands:
         --csv prints every row as CSV instead of a table.
   me    The member the token acts as.
   flush Send the events kept in the offline queue.
+  login [--email EMAIL] [--password-stdin] [--code 123456]
+  login --invite LINK [--name NAME] [--password-stdin]
+        Sign in with your email and password (asked without echo in a
+        terminal; --password-stdin reads it from stdin, for scripts), or accept
+        an invite link and choose your password; then create an API token
+        "worktrack CLI on <host>" and keep it, with the URL, in
+        $WORKTRACK_CONFIG_DIR/config.json (default $XDG_CONFIG_HOME/worktrack,
+        else ~/.config/worktrack; readable by you only). --code: the second
+        factor, when two-factor is on (asked in a terminal).
 
 Options:
-  --url URL      API address, e.g. https://worktrack.example.com (env WORKTRACK_URL)
-  --token TOKEN  API token or session JWT (env WORKTRACK_TOKEN)
+  --url URL      API address, e.g. https://worktrack.example.com (env WORKTRACK_URL;
+                 else the one \`worktrack login\` kept)
+  --token TOKEN  API token or session JWT (env WORKTRACK_TOKEN; else the one
+                 \`worktrack login\` kept)
   --json         Print the API's data as JSON on stdout (messages go to stderr)
   -h, --help     This text
 
@@ -153,6 +165,11 @@ const OPTIONS = {
   'group-by': { type: 'string' },
   'member-id': { type: 'string' },
   csv: { type: 'boolean' },
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  invite: { type: 'string' },
+  name: { type: 'string' },
+  code: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -276,6 +293,27 @@ function parseCommand(name: string, rest: string[], values: Values): Command {
       only(values, [], 'me');
       positionals(rest, 0, 0, 'me');
       return { kind: 'me' };
+    case 'login': {
+      only(values, ['email', 'password-stdin', 'invite', 'name', 'code'], 'login');
+      positionals(
+        rest,
+        0,
+        0,
+        'login [--email EMAIL] [--password-stdin] [--code 123456] | login --invite LINK [--name NAME] [--password-stdin]',
+      );
+      if (values.invite !== undefined && values.email !== undefined)
+        throw new UsageError('--invite and --email do not go together: the invite names the email');
+      if (values.code !== undefined && !/^\d{6}$/.test(values.code))
+        throw new UsageError('--code must be the 6 digits of your authenticator app');
+      return {
+        kind: 'login',
+        email: values.email,
+        passwordStdin: values['password-stdin'] === true,
+        invite: values.invite === undefined ? undefined : nonEmpty(values.invite, '--invite'),
+        name: values.name,
+        code: values.code,
+      };
+    }
     case 'flush':
       only(values, [], 'flush');
       positionals(rest, 0, 0, 'flush');

@@ -5,6 +5,7 @@ import { ApiFailure, type ActivityEventInput, type EventsAccepted, type Session,
 import { parseInvocation, UsageError, type Command } from './args';
 import { ExitCode } from './exit-codes';
 import { BATCH_SIZE, badIndexes, flushQueue, type FlushResult } from './flush';
+import { readStoredLogin, runLogin } from './login';
 import { defaultQueueDir, OfflineQueue, QueueBusyError, QueueFullError, type QueueEntry } from './offline-queue';
 
 export interface CliIo {
@@ -64,12 +65,16 @@ export async function runCli(argv: string[], io: CliIo, makeApi: ApiFactory): Pr
       io.out(invocation.command.text);
       return ExitCode.Ok;
     }
+    if (invocation.command.kind === 'login')
+      return await runLogin(invocation.command, io, invocation.url ?? io.env.WORKTRACK_URL, normaliseUrl);
     command = invocation.command;
     json = invocation.json;
-    const rawUrl = invocation.url ?? io.env.WORKTRACK_URL;
-    token = invocation.token ?? io.env.WORKTRACK_TOKEN ?? '';
-    if (!rawUrl) throw new UsageError('no API URL: set WORKTRACK_URL or pass --url');
-    if (!token) throw new UsageError('no token: set WORKTRACK_TOKEN or pass --token');
+    // What `worktrack login` kept, when neither the options nor the environment name the API and token.
+    const stored = readStoredLogin(io.env);
+    const rawUrl = invocation.url ?? io.env.WORKTRACK_URL ?? stored?.url;
+    token = invocation.token ?? io.env.WORKTRACK_TOKEN ?? stored?.token ?? '';
+    if (!rawUrl) throw new UsageError('no API URL: run `worktrack login`, set WORKTRACK_URL or pass --url');
+    if (!token) throw new UsageError('no token: run `worktrack login`, set WORKTRACK_TOKEN or pass --token');
     url = normaliseUrl(rawUrl);
   } catch (err) {
     if (err instanceof UsageError) {
@@ -264,6 +269,9 @@ class Cli {
       }
       case 'flush':
         return this.flush();
+      case 'login':
+        // Handled before a token is needed (runLogin).
+        throw new UsageError('login runs on its own');
     }
   }
 

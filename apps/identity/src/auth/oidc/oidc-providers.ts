@@ -80,12 +80,14 @@ export function parseOidcProviders(json: string, production: boolean): { provide
   return { providers, issues };
 }
 
+const hasControl = (text: string): boolean => [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
 /**
  * D-41: `return_to` as a path of the app's own origin, or `/`: a scheme,
  * `//host`, a backslash or a control character sends the browser home.
  */
 export function sameOriginPath(returnTo: string | undefined, publicUrl: string): string {
-  if (!returnTo || !returnTo.startsWith('/') || returnTo.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(returnTo)) return '/';
+  if (!returnTo || !returnTo.startsWith('/') || returnTo.startsWith('//') || returnTo.includes('\\') || hasControl(returnTo)) return '/';
   try {
     const base = new URL(publicUrl);
     const url = new URL(returnTo, base);

@@ -2,12 +2,15 @@ import { ErrorCode } from '@worktrack/contracts';
 import { DomainError } from '@worktrack/platform';
 
 /** D-41: why a single sign-on is refused, in words a person reads on the page (never a code, state or secret). */
-export const unknownProvider = (id: string): DomainError => new DomainError(ErrorCode.NOT_FOUND, `There is no sign-in provider "${id}" here.`);
+export const unknownProvider = (id: string): DomainError =>
+  new DomainError(ErrorCode.NOT_FOUND, `There is no sign-in provider "${id}" here.`);
 
 export const providerUnreachable = (name: string): DomainError =>
-  new DomainError(ErrorCode.UNAVAILABLE, `${name} cannot be reached right now, so signing in with it does not work. Try again in a moment.`, [
-    { path: 'retry_after', issue: '30' },
-  ]);
+  new DomainError(
+    ErrorCode.UNAVAILABLE,
+    `${name} cannot be reached right now, so signing in with it does not work. Try again in a moment.`,
+    [{ path: 'retry_after', issue: '30' }],
+  );
 
 export const flowNotFound = (): DomainError =>
   new DomainError(
@@ -16,13 +19,19 @@ export const flowNotFound = (): DomainError =>
   );
 
 export const stateMismatch = (): DomainError =>
-  new DomainError(ErrorCode.UNAUTHENTICATED, 'The answer from the sign-in provider does not belong to the sign-in this browser started. Start again.');
+  new DomainError(
+    ErrorCode.UNAUTHENTICATED,
+    'The answer from the sign-in provider does not belong to the sign-in this browser started. Start again.',
+  );
 
 export const providerDeclined = (error: string): DomainError =>
   new DomainError(ErrorCode.UNAUTHENTICATED, `The sign-in provider did not sign you in (${error}).`);
 
 export const codeRefused = (): DomainError =>
-  new DomainError(ErrorCode.UNAUTHENTICATED, 'The sign-in provider refused the sign-in code: it was used already or has expired. Start again.');
+  new DomainError(
+    ErrorCode.UNAUTHENTICATED,
+    'The sign-in provider refused the sign-in code: it was used already or has expired. Start again.',
+  );
 
 export const answerNotVerified = (): DomainError =>
   new DomainError(ErrorCode.UNAUTHENTICATED, 'The answer from the sign-in provider could not be verified. Start again.');

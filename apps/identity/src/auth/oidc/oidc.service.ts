@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
-import type {
-  FinishOidcSignInV1,
-  OidcRedirectV1,
-  OidcSignedInV1,
-  SignInMethodsV1,
-  StartOidcSignInV1,
-} from '@worktrack/contracts';
+import type { FinishOidcSignInV1, OidcRedirectV1, OidcSignedInV1, SignInMethodsV1, StartOidcSignInV1 } from '@worktrack/contracts';
 import { type AppLogger, DomainError, LOGGER, SecretBox } from '@worktrack/platform';
 import { IdentityConfig } from '../../identity.config';
 import { DEFAULT_PLATE_CAPACITY, DEFAULT_WORKING_HOURS, toMemberV1 } from '../../members/member.mapper';
@@ -184,13 +178,10 @@ export class OidcService {
     let pending = this.discovered.get(provider.id);
     if (!pending) {
       const insecure = new URL(provider.issuer).protocol === 'http:';
-      pending = oidc.discovery(
-        new URL(provider.issuer),
-        provider.client_id,
-        undefined,
-        oidc.ClientSecretBasic(provider.client_secret),
-        { timeout: PROVIDER_TIMEOUT_SECONDS, ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}) },
-      );
+      pending = oidc.discovery(new URL(provider.issuer), provider.client_id, undefined, oidc.ClientSecretBasic(provider.client_secret), {
+        timeout: PROVIDER_TIMEOUT_SECONDS,
+        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      });
       this.discovered.set(provider.id, pending);
       pending.catch(() => this.discovered.delete(provider.id));
     }
