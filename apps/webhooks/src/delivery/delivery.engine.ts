@@ -54,7 +54,9 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.schedule = config.retrySchedule();
     this.jitter = config.retryJitter();
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
-    this.loop = new WorkLoop({ name: 'webhook-deliveries', intervalMs: config.WEBHOOK_POLL_INTERVAL_MS, logger: this.logger }, () => this.step());
+    this.loop = new WorkLoop({ name: 'webhook-deliveries', intervalMs: config.WEBHOOK_POLL_INTERVAL_MS, logger: this.logger }, () =>
+      this.step(),
+    );
     // The delivery log past its retention goes once an hour.
     this.pruning = new WorkLoop({ name: 'webhook-log-prune', intervalMs: PRUNE_INTERVAL_MS, logger: this.logger }, async () => {
       await this.repo.prune(new Date(Date.now() - RETENTION_MS));
