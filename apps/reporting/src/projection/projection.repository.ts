@@ -83,7 +83,11 @@ export class ProjectionRepository {
         if (t.hi > held.hi) held.hi = t.hi;
       }
     }
-    for (const t of merged.values()) {
+    // One member's buckets are rewritten by one transaction at a time (the consumers of several topics touch them);
+    // the locks are taken in one order, so two transactions never wait on each other in a circle.
+    const members = [...merged.values()].sort((a, b) => a.memberId.localeCompare(b.memberId));
+    for (const t of members) await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reporting:${t.memberId}`]);
+    for (const t of members) {
       const [member] = await m.query<Array<{ timezone: string }>>(`SELECT timezone FROM ${this.s}.members WHERE member_id = $1`, [t.memberId]);
       const zone = member?.timezone ?? 'UTC';
       for (const grain of ['hour', 'day'] as Grain[]) {

@@ -230,7 +230,7 @@ export class ReportsService {
           sum(r.usage_cost)::text AS usage_cost, sum(r.input_tokens)::bigint AS input_tokens, sum(r.output_tokens)::bigint AS output_tokens
         FROM (${branches.join(' UNION ALL ')}) r
         ${q.groupBy.includes('member_kind') ? `LEFT JOIN ${this.s}.members m ON m.member_id = r.member_id` : ''}
-        WHERE $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
+        WHERE $2::date IS NOT NULL AND $3::date IS NOT NULL AND $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
           AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
         ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
       const rows = await this.dataSource.query<Array<Record<string, string | null>>>(sql, params);
