@@ -187,7 +187,14 @@ export class ReportsService {
     );
     // A member the projection has not heard of yet (its own writes came first) still sees its rows.
     if (only && rows.length === 0 && only === actor.memberId && !filters.memberKind) {
-      return [{ member_id: actor.memberId, kind: 'human', timezone: actor.profile?.timezone ?? 'UTC', plate_capacity: actor.profile?.plateCapacity ?? 6 }];
+      return [
+        {
+          member_id: actor.memberId,
+          kind: 'human',
+          timezone: actor.profile?.timezone ?? 'UTC',
+          plate_capacity: actor.profile?.plateCapacity ?? 6,
+        },
+      ];
     }
     return rows;
   }
@@ -250,7 +257,10 @@ export class ReportsService {
       }
       // D-50: a live session counts up to as_of, split at each midnight of tz.
       const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
-      for (const live of await this.liveSessions(q, members.map((m) => m.member_id))) {
+      for (const live of await this.liveSessions(
+        q,
+        members.map((m) => m.member_id),
+      )) {
         for (const piece of splitByDay(live.started_at, asOf, live.pauses, q.tz)) {
           if (piece.day < q.from || piece.day > q.to) continue;
           const group: Record<string, string | null> = {};
@@ -391,7 +401,9 @@ export class ReportsService {
     if (members.length === 0) return { rows: [], asOf: asOf.toISOString() };
     const { lo, hi } = this.range(q);
     const sessionFilter = Boolean(q.filters.workType || q.filters.projectId || q.filters.goalId);
-    const rows = await this.dataSource.query<Array<{ source_type: string; event_type: string; in_session: string; outside_session: string }>>(
+    const rows = await this.dataSource.query<
+      Array<{ source_type: string; event_type: string; in_session: string; outside_session: string }>
+    >(
       `SELECT COALESCE(e.source_type, '') AS source_type, COALESCE(e.event_type, '') AS event_type,
               count(*) FILTER (WHERE e.session_id IS NOT NULL) AS in_session, count(*) FILTER (WHERE e.session_id IS NULL) AS outside_session
          FROM ${this.s}.events e LEFT JOIN ${this.s}.sessions s ON s.session_id = e.session_id
@@ -399,7 +411,15 @@ export class ReportsService {
           AND (NOT $7::boolean OR s.session_id IS NOT NULL)
           AND ($4::text IS NULL OR s.work_type = $4) AND ($5::uuid IS NULL OR s.project_id = $5) AND ($6::uuid IS NULL OR s.goal_id = $6)
         GROUP BY 1, 2 ORDER BY 1, 2`,
-      [members.map((m) => m.member_id), lo, hi, q.filters.workType ?? null, q.filters.projectId ?? null, q.filters.goalId ?? null, sessionFilter],
+      [
+        members.map((m) => m.member_id),
+        lo,
+        hi,
+        q.filters.workType ?? null,
+        q.filters.projectId ?? null,
+        q.filters.goalId ?? null,
+        sessionFilter,
+      ],
     );
     return {
       rows: rows.map((r) => ({
@@ -463,4 +483,3 @@ interface SessionRow {
   linked_event_count: number;
   usage_cost: string;
 }
-

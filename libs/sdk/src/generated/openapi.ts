@@ -1765,6 +1765,11 @@ export interface components {
              * @example Fix the flaky login test
              */
             intent_text: string;
+            /**
+             * @description Whole seconds paused; up to now while paused.
+             * @example 60
+             */
+            paused_seconds: number;
             /** Format: uuid */
             project_id: string | null;
             /** Format: uuid */
@@ -1775,6 +1780,11 @@ export interface components {
             started_at: string;
             /** @enum {string} */
             state: "active" | "paused" | "closed";
+            /**
+             * @description Whole seconds active, pauses excluded; up to now while live.
+             * @example 3540
+             */
+            tracked_seconds: number;
             /**
              * @description Default `[]`.
              * @example [
@@ -14187,7 +14197,9 @@ export interface operations {
                      *           "user_tags": [
                      *             "backend"
                      *           ],
-                     *           "created_at": "2026-03-02T09:30:00Z"
+                     *           "created_at": "2026-03-02T09:30:00Z",
+                     *           "tracked_seconds": 3540,
+                     *           "paused_seconds": 60
                      *         }
                      *       ],
                      *       "meta": {
@@ -14475,7 +14487,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -14785,7 +14799,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -15096,7 +15112,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -15427,7 +15445,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
