@@ -37,10 +37,10 @@ const ENV = { KAFKA_TOPIC_PREFIX: PREFIX, DATABASE_URL, LOG_LEVEL: 'warn' };
 const TICK_MS = 10; // USER_HZ 100
 
 function cpuMs(p: AppProcess): number {
-  const fields = readFileSync(`/proc/${p.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = readFileSync(`/proc/${p.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const admin = new Client({ connectionString: ADMIN_DB });
@@ -96,7 +96,15 @@ async function main(): Promise<void> {
       workspaceId: workspace,
       scope: 'full',
       credential: 'api_token',
-      profile: { memberId: owner, workspaceId: workspace, role: 'owner', timezone: 'Europe/Berlin', workingHours: week, plateCapacity: 6, version: 1 },
+      profile: {
+        memberId: owner,
+        workspaceId: workspace,
+        role: 'owner',
+        timezone: 'Europe/Berlin',
+        workingHours: week,
+        plateCapacity: 6,
+        version: 1,
+      },
     };
     const ask = () =>
       rpc.send(
@@ -132,7 +140,11 @@ async function main(): Promise<void> {
       [workspace, members],
     );
     console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
-    console.log(`machine: ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `machine: ${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     await rpc.stop();
   } finally {
     await db.end().catch(() => undefined);
