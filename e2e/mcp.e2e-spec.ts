@@ -25,6 +25,7 @@ const TOOLS = [
   'report_usage',
   'assign_to_plate',
   'my_plate',
+  'get_report',
 ];
 
 interface ToolAnswer {

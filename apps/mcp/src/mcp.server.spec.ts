@@ -49,6 +49,7 @@ describe('the MCP server', () => {
       'report_usage',
       'assign_to_plate',
       'my_plate',
+      'get_report',
     ]);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
     // Same field definitions as the API's: the body of POST /sessions, source defaulted to timer.

@@ -124,6 +124,18 @@ const SPECS: ToolSpec[] = [
     readOnly: true,
     idempotent: true,
   },
+  {
+    name: 'get_report',
+    title: 'Report where the time went',
+    description:
+      'Totals for a period (from and to, inclusive dates; tz, default yours): tracked and paused seconds, sessions, events in and ' +
+      'outside sessions, usage cost and tokens, grouped by up to two of member, member_kind, work_type, project, goal, day, week ' +
+      '(group_by, comma-separated, e.g. "member,day"). Owners and admins see the workspace, everyone else their own work. ' +
+      'Answers "what did we do this week": from = Monday, to = today, group_by = "member".',
+    operation: 'reports.summary',
+    readOnly: true,
+    idempotent: true,
+  },
 ];
 
 export const TOOL_NAMES = SPECS.map((s) => s.name);

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ProjectionConsumer } from './projection/projection.consumer';
 import { ProjectionRepository } from './projection/projection.repository';
+import { ProjectionService } from './projection/projection.service';
 import { ReportsConsumer } from './reports/reports.consumer';
 import { ReportsService } from './reports/reports.service';
 
 @Module({
   controllers: [ProjectionConsumer, ReportsConsumer],
-  providers: [ProjectionRepository, ReportsService],
+  providers: [ProjectionRepository, ProjectionService, ReportsService],
 })
 export class ReportingModule {}

@@ -166,6 +166,8 @@ describe('sessions: work sessions', () => {
         closedAt: null,
         userTags: [],
         createdAt: s.startedAt,
+        pausedMs: 0,
+        pausedSince: null,
       });
       expect(Date.parse(s.startedAt)).toBeGreaterThanOrEqual(before - 5);
       expect(Date.parse(s.startedAt)).toBeLessThanOrEqual(Date.now());
@@ -186,6 +188,12 @@ describe('sessions: work sessions', () => {
           closedReason: null,
           revision: 1,
           changedAt: s.startedAt,
+          workType: 'intentional',
+          projectId: null,
+          goalId,
+          intentText: 'x'.repeat(500),
+          userTags: [],
+          createdAt: s.startedAt,
         },
       });
     });
@@ -352,7 +360,7 @@ describe('sessions: work sessions', () => {
       const first = await send.start(actor, body);
       await send.pause(actor, first.sessionId);
       const replay = await send.start(actor, { ...body, goalId: goalId.toUpperCase() });
-      expect(replay).toEqual({ ...first, state: 'paused' });
+      expect(replay).toEqual({ ...first, state: 'paused', pausedSince: expect.any(String) as string });
       const err = await failure(send.start(actor, { ...body, intentText: 'something else' }));
       expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED');
       expect((await send.list(actor)).sessions).toHaveLength(1);
@@ -390,17 +398,24 @@ describe('sessions: work sessions', () => {
     it('pauses with a reason, resumes, pauses again and closes: each a change, the pauses recorded', async () => {
       const actor = actorOf();
       const s = await send.start(actor, timer());
-      expect(await send.pause(actor, s.sessionId, 'lunch')).toEqual({ ...s, state: 'paused' });
-      expect(await send.resume(actor, s.sessionId)).toEqual({ ...s, state: 'active' });
+      // D-49: the open pause is shown from when it began; a resume adds it to the finished pauses.
+      const paused = await send.pause(actor, s.sessionId, 'lunch');
+      expect(paused).toEqual({ ...s, state: 'paused', pausedMs: 0, pausedSince: expect.any(String) as string });
+      await new Promise((r) => setTimeout(r, 50));
+      const resumed = await send.resume(actor, s.sessionId);
+      expect(resumed).toEqual({ ...s, state: 'active', pausedMs: expect.any(Number) as number, pausedSince: null });
+      expect(resumed.pausedMs).toBeGreaterThanOrEqual(50);
       await send.pause(actor, s.sessionId);
       const closed = await send.close(actor, s.sessionId, { closingNote: 'done for today' });
-      expect(closed).toMatchObject({ state: 'closed', startedAt: s.startedAt });
+      expect(closed).toMatchObject({ state: 'closed', startedAt: s.startedAt, pausedSince: null });
       expect(Date.parse(closed.closedAt!)).toBeGreaterThanOrEqual(Date.parse(s.startedAt));
       expect(await stored(s.sessionId)).toMatchObject({ closing_note: 'done for today', closed_reason: 'explicit', revision: 5 });
       const pauses = await pausesOf(s.sessionId);
       expect(pauses.map((p) => p.reason)).toEqual(['lunch', null]);
       expect(pauses.every((p) => p.resumed_at !== null)).toBe(true);
       expect(pauses[1].resumed_at?.toISOString()).toBe(closed.closedAt);
+      const pausedMs = pauses.reduce((sum, p) => sum + (p.resumed_at!.getTime() - p.paused_at.getTime()), 0);
+      expect(closed.pausedMs).toBe(pausedMs);
       await eventually(() => changesOf(s.sessionId).length === 5, 'five changes');
       expect(changesOf(s.sessionId).map((c) => [c.change, c.state, c.revision])).toEqual([
         ['created', 'active', 1],

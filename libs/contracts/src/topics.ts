@@ -130,6 +130,8 @@ export const Topics = {
     name: 'gateway.replies',
     partitions: 6,
     retentionMs: 1 * HOUR,
+    // A year's report summary grouped by member and week for 500 members is ~26,500 rows (~8 MB of JSON), one reply.
+    maxMessageBytes: 16 * 1_048_576,
     description: 'Replies to gateway commands; every gateway replica reads all of it (ADR 0002).',
   },
   connectorsReplies: {

@@ -15,7 +15,15 @@ import { ApiValidatedQuery } from '../openapi/validation-schemas';
 import { reportQuery } from './report-query';
 import { ActivityRowBody, PlateRowBody, ReportMetricsBody, ReportQueryDto, ReportSessionRowBody, SummaryRowBody } from './reports.dto';
 
-const GROUP_COLUMNS = { member: 'member_id', member_kind: 'member_kind', work_type: 'work_type', project: 'project_id', goal: 'goal_id', day: 'day', week: 'week' } as const;
+const GROUP_COLUMNS = {
+  member: 'member_id',
+  member_kind: 'member_kind',
+  work_type: 'work_type',
+  project: 'project_id',
+  goal: 'goal_id',
+  day: 'day',
+  week: 'week',
+} as const;
 const SESSION_COLUMNS = [
   'session_id',
   'member_id',
@@ -122,7 +130,10 @@ export class ReportsController {
 
   @Get('sessions')
   @Access('read')
-  @ApiOperation({ summary: 'Report sessions', description: 'One row per session overlapping the period, newest first, with its events and spend.' })
+  @ApiOperation({
+    summary: 'Report sessions',
+    description: 'One row per session overlapping the period, newest first, with its events and spend.',
+  })
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(ReportSessionRowBody, 'A page of sessions, newest first.', { cursor: true })
   @ApiErrors(ErrorCode.VALIDATION_FAILED, ErrorCode.INVALID_CURSOR)
@@ -142,7 +153,10 @@ export class ReportsController {
 
   @Get('plate')
   @Access('read')
-  @ApiOperation({ summary: 'Report plates', description: 'Per assignee and day: capacity, items assigned, done and overflowed; future days allowed.' })
+  @ApiOperation({
+    summary: 'Report plates',
+    description: 'Per assignee and day: capacity, items assigned, done and overflowed; future days allowed.',
+  })
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(PlateRowBody, 'One row per assignee and day with items.')
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
@@ -181,7 +195,13 @@ export class ReportsController {
             ? ACTIVITY_COLUMNS
             : PLATE_COLUMNS;
     const line = (row: Record<string, unknown>): unknown[] =>
-      columns.map((c) => cell(command.report === 'summary' && !(SUMMARY_METRICS as readonly string[]).includes(c) ? (row.group as Record<string, unknown>)[c] : row[c]));
+      columns.map((c) =>
+        cell(
+          command.report === 'summary' && !(SUMMARY_METRICS as readonly string[]).includes(c)
+            ? (row.group as Record<string, unknown>)[c]
+            : row[c],
+        ),
+      );
     const send = (c: GetReportV1): Promise<ReportV1> => this.send(c);
     async function* chunks(): AsyncGenerator<string> {
       yield csvLines([columns]);
@@ -192,6 +212,9 @@ export class ReportsController {
         page = await send({ ...command, limit: CSV_PAGE, cursor: page.nextCursor });
       }
     }
-    return new StreamableFile(Readable.from(chunks()), { type: 'text/csv; charset=utf-8', disposition: `inline; filename="${command.report}-${command.from}-${command.to}.csv"` });
+    return new StreamableFile(Readable.from(chunks()), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `inline; filename="${command.report}-${command.from}-${command.to}.csv"`,
+    });
   }
 }

@@ -216,6 +216,21 @@ export class SessionBody {
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Whole seconds active, pauses excluded; up to now while live.', example: 3540 })
+  tracked_seconds!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Whole seconds paused; up to now while paused.', example: 60 })
+  paused_seconds!: number;
+}
+
+/** D-49: whole seconds active (pauses excluded) and paused, up to now while live. */
+export function sessionDurations(s: SessionV1, now = Date.now()): { tracked_seconds: number; paused_seconds: number } {
+  const end = s.closedAt ? Date.parse(s.closedAt) : now;
+  const open = s.pausedSince ? Math.max(0, end - Date.parse(s.pausedSince)) : 0;
+  const paused = (s.pausedMs ?? 0) + open;
+  const total = Math.max(0, end - Date.parse(s.startedAt));
+  return { tracked_seconds: Math.floor(Math.max(0, total - paused) / 1000), paused_seconds: Math.floor(Math.min(paused, total) / 1000) };
 }
 
 export const presentSession = (s: SessionV1): SessionBody => ({
@@ -230,4 +245,5 @@ export const presentSession = (s: SessionV1): SessionBody => ({
   closed_at: s.closedAt ?? null,
   user_tags: s.userTags,
   created_at: s.createdAt,
+  ...sessionDurations(s),
 });

@@ -18,7 +18,11 @@ describe('pausesOf (a session’s pauses from its changes, whatever order they w
     expect(pausesOf(changes, new Date('2026-01-01T12:00:00Z'))).toEqual([
       { pausedAt: new Date('2026-01-01T10:00:00Z'), resumedAt: new Date('2026-01-01T10:30:00Z') },
     ]);
-    const open = [c(1, 'created', '2026-01-01T09:00:00Z'), c(2, 'paused', '2026-01-01T10:00:00Z'), c(3, 'closed', '2026-01-01T11:00:00Z', '2026-01-01T11:00:00Z')];
+    const open = [
+      c(1, 'created', '2026-01-01T09:00:00Z'),
+      c(2, 'paused', '2026-01-01T10:00:00Z'),
+      c(3, 'closed', '2026-01-01T11:00:00Z', '2026-01-01T11:00:00Z'),
+    ];
     expect(pausesOf(open, new Date('2026-01-01T11:00:00Z'))).toEqual([
       { pausedAt: new Date('2026-01-01T10:00:00Z'), resumedAt: new Date('2026-01-01T11:00:00Z') },
     ]);

@@ -21,7 +21,6 @@ export interface Positioned<T> {
   payload: T;
 }
 
-
 /**
  * The projection's writes (ADR 0018): facts from the topics, then the
  * buckets over the touched ranges, and the partition's consumed position,
@@ -44,7 +43,7 @@ export class ProjectionRepository {
    */
   async consume<T>(messages: Array<Positioned<T>>, apply: (m: EntityManager, fresh: T[]) => Promise<Touched[]>): Promise<void> {
     if (messages.length === 0) return;
-    const { topic, partition } = messages[0]!;
+    const { topic, partition } = messages[0];
     await this.dataSource.transaction(async (m) => {
       await m.query(`INSERT INTO ${this.s}.positions (topic, partition, next_offset) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
         topic,
@@ -83,8 +82,14 @@ export class ProjectionRepository {
         if (t.hi > held.hi) held.hi = t.hi;
       }
     }
-    for (const t of merged.values()) {
-      const [member] = await m.query<Array<{ timezone: string }>>(`SELECT timezone FROM ${this.s}.members WHERE member_id = $1`, [t.memberId]);
+    // One member's buckets are rewritten by one transaction at a time (the consumers of several topics touch them);
+    // the locks are taken in one order, so two transactions never wait on each other in a circle.
+    const members = [...merged.values()].sort((a, b) => a.memberId.localeCompare(b.memberId));
+    for (const t of members) await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reporting:${t.memberId}`]);
+    for (const t of members) {
+      const [member] = await m.query<Array<{ timezone: string }>>(`SELECT timezone FROM ${this.s}.members WHERE member_id = $1`, [
+        t.memberId,
+      ]);
       const zone = member?.timezone ?? 'UTC';
       for (const grain of ['hour', 'day'] as Grain[]) {
         const params: unknown[] = [t.memberId, t.workspaceId, t.lo, t.hi];
@@ -183,11 +188,21 @@ export class ProjectionRepository {
         events.map((e) => e.eventType ?? null),
       ],
     );
-    return [this.span(memberId, workspaceId, events.map((e) => new Date(e.occurredAt)))];
+    return [
+      this.span(
+        memberId,
+        workspaceId,
+        events.map((e) => new Date(e.occurredAt)),
+      ),
+    ];
   }
 
   /** EventsLinked: a link applies when newer than the one held (a link before its event keeps a row without an instant). */
-  async eventLinks(m: EntityManager, memberId: string, links: Array<{ eventId: string; sessionId: string | null; version: number }>): Promise<Touched[]> {
+  async eventLinks(
+    m: EntityManager,
+    memberId: string,
+    links: Array<{ eventId: string; sessionId: string | null; version: number }>,
+  ): Promise<Touched[]> {
     const rows = await m.query<Array<{ occurred_at: Date | null; workspace_id: string | null }>>(
       `INSERT INTO ${this.s}.events (event_id, member_id, session_id, link_version)
        SELECT id, $2::uuid, sid, v FROM unnest($1::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
@@ -220,11 +235,21 @@ export class ProjectionRepository {
         usage.map((u) => u.sessionId),
       ],
     );
-    return [this.span(memberId, workspaceId, usage.map((u) => new Date(u.occurredAt)))];
+    return [
+      this.span(
+        memberId,
+        workspaceId,
+        usage.map((u) => new Date(u.occurredAt)),
+      ),
+    ];
   }
 
   /** UsageLinked: like an event's link, never over a record's own session. */
-  async usageLinks(m: EntityManager, memberId: string, links: Array<{ usageId: string; sessionId: string | null; version: number }>): Promise<Touched[]> {
+  async usageLinks(
+    m: EntityManager,
+    memberId: string,
+    links: Array<{ usageId: string; sessionId: string | null; version: number }>,
+  ): Promise<Touched[]> {
     const rows = await m.query<Array<{ occurred_at: Date | null; workspace_id: string | null }>>(
       `INSERT INTO ${this.s}.usage (usage_id, member_id, session_id, link_version)
        SELECT id, $2::uuid, sid, v FROM unnest($1::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
@@ -280,7 +305,12 @@ export class ProjectionRepository {
   private spanOfRows(memberId: string, rows: Array<{ occurred_at: Date | null; workspace_id: string | null }>): Touched[] {
     const known = rows.filter((r) => r.occurred_at && r.workspace_id);
     if (known.length === 0) return [];
-    return [this.span(memberId, known[0]!.workspace_id!, known.map((r) => r.occurred_at!))];
+    return [
+      this.span(
+        memberId,
+        known[0].workspace_id!,
+        known.map((r) => r.occurred_at!),
+      ),
+    ];
   }
 }
-

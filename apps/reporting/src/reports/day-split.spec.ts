@@ -44,7 +44,9 @@ describe('splitByDay (D-50: a session split at each midnight of the zone)', () =
   });
 
   it('a zero-length session still has its start day', () => {
-    expect(splitByDay(at('2026-06-01T09:00:00Z'), at('2026-06-01T09:00:00Z'), [], 'UTC')).toEqual([{ day: '2026-06-01', trackedMs: 0, pausedMs: 0 }]);
+    expect(splitByDay(at('2026-06-01T09:00:00Z'), at('2026-06-01T09:00:00Z'), [], 'UTC')).toEqual([
+      { day: '2026-06-01', trackedMs: 0, pausedMs: 0 },
+    ]);
   });
 
   it('localDate reads the calendar date in the zone', () => {

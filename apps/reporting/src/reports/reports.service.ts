@@ -33,14 +33,25 @@ const GROUP_KEY: Record<ReportGroupBy, string> = {
   week: 'week',
 };
 
+/** The group keys as aggregated (native types, cheap to sort and hash) … */
 const GROUP_SQL: Record<ReportGroupBy, string> = {
-  member: 'r.member_id::text',
+  member: 'r.member_id',
   member_kind: 'm.kind',
   work_type: "NULLIF(r.work_type, '')",
   project: "NULLIF(r.project_id, '')",
   goal: "NULLIF(r.goal_id, '')",
-  day: "to_char(r.day, 'YYYY-MM-DD')",
-  week: "to_char(r.day - (extract(isodow FROM r.day)::int - 1), 'YYYY-MM-DD')",
+  day: 'r.day',
+  week: '(r.day - (extract(isodow FROM r.day)::int - 1))',
+};
+/** … and as answered (formatted once per group). */
+const GROUP_OUT: Record<ReportGroupBy, (column: string) => string> = {
+  member: (c) => `${c}::text`,
+  member_kind: (c) => c,
+  work_type: (c) => c,
+  project: (c) => c,
+  goal: (c) => c,
+  day: (c) => `to_char(${c}, 'YYYY-MM-DD')`,
+  week: (c) => `to_char(${c}, 'YYYY-MM-DD')`,
 };
 
 /** A decimal string without trailing zeros ("0" when none). */
@@ -187,7 +198,14 @@ export class ReportsService {
     );
     // A member the projection has not heard of yet (its own writes came first) still sees its rows.
     if (only && rows.length === 0 && only === actor.memberId && !filters.memberKind) {
-      return [{ member_id: actor.memberId, kind: 'human', timezone: actor.profile?.timezone ?? 'UTC', plate_capacity: actor.profile?.plateCapacity ?? 6 }];
+      return [
+        {
+          member_id: actor.memberId,
+          kind: 'human',
+          timezone: actor.profile?.timezone ?? 'UTC',
+          plate_capacity: actor.profile?.plateCapacity ?? 6,
+        },
+      ];
     }
     return rows;
   }
@@ -209,7 +227,9 @@ export class ReportsService {
       const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
       const { lo, hi } = this.range(q);
       const keys = q.groupBy.map((g) => `${GROUP_SQL[g]} AS "${GROUP_KEY[g]}"`);
-      const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone];
+      // Every member of the workspace in the report's zone: the workspace index alone selects the rows.
+      const wholeWorkspace = otherZone.length === 0 && (await this.workspaceSize(q.actor.workspaceId)) === sameZone.length;
+      const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone, wholeWorkspace];
       const p = (v: unknown): string => `$${params.push(v)}`;
       const where: string[] = [];
       if (q.filters.workType) where.push(`r.work_type = ${p(q.filters.workType)}`);
@@ -220,20 +240,30 @@ export class ReportsService {
       const branches: string[] = [];
       if (sameZone.length > 0)
         branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
-                        WHERE workspace_id = $1 AND bucket BETWEEN $2::date AND $3::date AND member_id = ANY($7::uuid[])`);
+                        WHERE workspace_id = $1 AND bucket BETWEEN $2::date AND $3::date AND ($9::boolean OR member_id = ANY($7::uuid[]))`);
       if (otherZone.length > 0)
         branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
                         WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
-      const sql = `SELECT ${[...keys, ''].join(', ')}
+      const inner = `SELECT ${[...keys, ''].join(', ')}
           sum(r.tracked_ms)::bigint AS tracked_ms, sum(r.paused_ms)::bigint AS paused_ms, sum(r.session_count)::bigint AS session_count,
           sum(r.linked_event_count)::bigint AS linked_event_count, sum(r.outside_session_event_count)::bigint AS outside_session_event_count,
-          sum(r.usage_cost)::text AS usage_cost, sum(r.input_tokens)::bigint AS input_tokens, sum(r.output_tokens)::bigint AS output_tokens
+          sum(r.usage_cost) AS usage_cost, sum(r.input_tokens)::bigint AS input_tokens, sum(r.output_tokens)::bigint AS output_tokens
         FROM (${branches.join(' UNION ALL ')}) r
         ${q.groupBy.includes('member_kind') ? `LEFT JOIN ${this.s}.members m ON m.member_id = r.member_id` : ''}
-        WHERE $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
-          AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
+        WHERE $2::date IS NOT NULL AND $3::date IS NOT NULL AND $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
+          AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL AND $9::boolean IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
         ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
-      const rows = await this.dataSource.query<Array<Record<string, string | null>>>(sql, params);
+      const order = q.groupBy.map((g) => `g."${GROUP_KEY[g]}" NULLS LAST`);
+      const sql = `SELECT ${[...q.groupBy.map((g) => `${GROUP_OUT[g](`g."${GROUP_KEY[g]}"`)} AS "${GROUP_KEY[g]}"`), ''].join(', ')}
+          g.tracked_ms, g.paused_ms, g.session_count, g.linked_event_count, g.outside_session_event_count, g.usage_cost::text AS usage_cost,
+          g.input_tokens, g.output_tokens
+        FROM (${inner}) g ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}`;
+      // A year of a large workspace sorts or hashes tens of thousands of groups: in memory, not in temporary files.
+      const rows = await this.dataSource.transaction(async (m) => {
+        await m.query("SET LOCAL work_mem = '64MB'");
+        return m.query<Array<Record<string, string | null>>>(sql, params);
+      });
+
       for (const row of rows) {
         const group: Record<string, string | null> = {};
         for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
@@ -250,7 +280,12 @@ export class ReportsService {
       }
       // D-50: a live session counts up to as_of, split at each midnight of tz.
       const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
-      for (const live of await this.liveSessions(q, members.map((m) => m.member_id))) {
+      const lives = await this.liveSessions(
+        q,
+        members.map((m) => m.member_id),
+      );
+      if (lives.length === 0) return this.answer(rows, q, asOf);
+      for (const live of lives) {
         for (const piece of splitByDay(live.started_at, asOf, live.pauses, q.tz)) {
           if (piece.day < q.from || piece.day > q.to) continue;
           const group: Record<string, string | null> = {};
@@ -273,6 +308,47 @@ export class ReportsService {
     }
     rows.sort((a, b) => JSON.stringify(a.group).localeCompare(JSON.stringify(b.group)));
     return { rows, asOf: asOf.toISOString(), totals: shown(totals) };
+  }
+
+  /** The summary straight from the aggregate (one row per group, already ordered): no live session to add. */
+  private answer(rows: Array<Record<string, string | null>>, q: GetReportV1, asOf: Date): ReportV1 {
+    const totals = zero();
+    const out: Array<Record<string, unknown>> = [];
+    const costs: string[] = [];
+    for (const row of rows) {
+      const metrics: Metrics = {
+        tracked_ms: Number(row.tracked_ms ?? 0),
+        paused_ms: Number(row.paused_ms ?? 0),
+        session_count: Number(row.session_count ?? 0),
+        linked_event_count: Number(row.linked_event_count ?? 0),
+        outside_session_event_count: Number(row.outside_session_event_count ?? 0),
+        usage_cost: decimal(row.usage_cost),
+        input_tokens: Number(row.input_tokens ?? 0),
+        output_tokens: Number(row.output_tokens ?? 0),
+      };
+      if (isZero(metrics)) continue;
+      const group: Record<string, string | null> = {};
+      for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
+      totals.tracked_ms += metrics.tracked_ms;
+      totals.paused_ms += metrics.paused_ms;
+      totals.session_count += metrics.session_count;
+      totals.linked_event_count += metrics.linked_event_count;
+      totals.outside_session_event_count += metrics.outside_session_event_count;
+      totals.input_tokens += metrics.input_tokens;
+      totals.output_tokens += metrics.output_tokens;
+      if (metrics.usage_cost !== '0') costs.push(metrics.usage_cost);
+      out.push({ group, ...shown(metrics) });
+    }
+    totals.usage_cost = costs.reduce(addDecimal, '0');
+    return { rows: out, asOf: asOf.toISOString(), totals: shown(totals) };
+  }
+
+  private async workspaceSize(workspaceId: string): Promise<number> {
+    const [row] = await this.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM ${this.s}.members WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    return row?.n ?? 0;
   }
 
   private keyOf(g: ReportGroupBy, s: LiveSession, kind: string | null, day: string): string | null {
@@ -391,7 +467,9 @@ export class ReportsService {
     if (members.length === 0) return { rows: [], asOf: asOf.toISOString() };
     const { lo, hi } = this.range(q);
     const sessionFilter = Boolean(q.filters.workType || q.filters.projectId || q.filters.goalId);
-    const rows = await this.dataSource.query<Array<{ source_type: string; event_type: string; in_session: string; outside_session: string }>>(
+    const rows = await this.dataSource.query<
+      Array<{ source_type: string; event_type: string; in_session: string; outside_session: string }>
+    >(
       `SELECT COALESCE(e.source_type, '') AS source_type, COALESCE(e.event_type, '') AS event_type,
               count(*) FILTER (WHERE e.session_id IS NOT NULL) AS in_session, count(*) FILTER (WHERE e.session_id IS NULL) AS outside_session
          FROM ${this.s}.events e LEFT JOIN ${this.s}.sessions s ON s.session_id = e.session_id
@@ -399,7 +477,15 @@ export class ReportsService {
           AND (NOT $7::boolean OR s.session_id IS NOT NULL)
           AND ($4::text IS NULL OR s.work_type = $4) AND ($5::uuid IS NULL OR s.project_id = $5) AND ($6::uuid IS NULL OR s.goal_id = $6)
         GROUP BY 1, 2 ORDER BY 1, 2`,
-      [members.map((m) => m.member_id), lo, hi, q.filters.workType ?? null, q.filters.projectId ?? null, q.filters.goalId ?? null, sessionFilter],
+      [
+        members.map((m) => m.member_id),
+        lo,
+        hi,
+        q.filters.workType ?? null,
+        q.filters.projectId ?? null,
+        q.filters.goalId ?? null,
+        sessionFilter,
+      ],
     );
     return {
       rows: rows.map((r) => ({
@@ -463,4 +549,3 @@ interface SessionRow {
   linked_event_count: number;
   usage_cost: string;
 }
-

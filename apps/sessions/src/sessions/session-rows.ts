@@ -66,6 +66,8 @@ export interface SessionRow {
   revision: number;
   created_at: Date;
   updated_at: Date;
+  /** `[paused_at, resumed_at]` pairs as JSON (absent where a statement does not select them). */
+  pauses?: Array<[string, string | null]> | null;
 }
 
 export const COLUMNS = `id, workspace_id, member_id, source, state, work_type, intent_text, goal_id, project_id, task_id,
@@ -128,6 +130,10 @@ export const toEntity = (r: SessionRow): SessionEntity =>
     revision: r.revision,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    pauses: (r.pauses ?? []).map(([pausedAt, resumedAt]) => ({
+      pausedAt: new Date(pausedAt),
+      resumedAt: resumedAt ? new Date(resumedAt) : null,
+    })),
   });
 
 /** TypeORM's query() answers rows, or [rows, count] when the statement is an UPDATE or DELETE. */

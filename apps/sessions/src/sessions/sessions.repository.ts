@@ -31,6 +31,8 @@ export class SessionsRepository extends SchemaRepository {
   private readonly sessions: string;
   private readonly pauses: string;
   private readonly keys: string;
+  /** The session's columns and its pauses as `[[paused_at, resumed_at], …]` (D-49: the mapper derives the durations). */
+  private readonly columns: string;
 
   constructor(dataSource: DataSource) {
     super(dataSource);
@@ -38,6 +40,9 @@ export class SessionsRepository extends SchemaRepository {
     this.sessions = `"${schema}"."sessions"`;
     this.pauses = `"${schema}"."session_pauses"`;
     this.keys = `"${schema}"."idempotency_keys"`;
+    this.columns = `${COLUMNS},
+      (SELECT jsonb_agg(jsonb_build_array(p.paused_at, p.resumed_at) ORDER BY p.paused_at) FROM ${this.pauses} p
+        WHERE p.session_id = sessions.id) AS pauses`;
   }
 
   /**
@@ -71,7 +76,7 @@ export class SessionsRepository extends SchemaRepository {
 
   async find(m: EntityManager, id: string, memberId: string, workspaceId: string): Promise<SessionEntity | undefined> {
     const rows = await m.query<SessionRow[]>(
-      `SELECT ${COLUMNS} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3`,
+      `SELECT ${this.columns} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3`,
       [id, memberId, workspaceId],
     );
     return rows[0] ? toEntity(rows[0]) : undefined;
@@ -89,7 +94,7 @@ export class SessionsRepository extends SchemaRepository {
   /** The member's session, locked for the rest of the transaction. */
   async findForUpdate(m: EntityManager, id: string, memberId: string, workspaceId: string): Promise<SessionEntity | undefined> {
     const rows = await m.query<SessionRow[]>(
-      `SELECT ${COLUMNS} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3 FOR UPDATE`,
+      `SELECT ${this.columns} FROM ${this.sessions} WHERE id = $1 AND member_id = $2 AND workspace_id = $3 FOR UPDATE`,
       [id, memberId, workspaceId],
     );
     return rows[0] ? toEntity(rows[0]) : undefined;
@@ -106,7 +111,7 @@ export class SessionsRepository extends SchemaRepository {
       `INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
        VALUES (${INSERT_VALUES})
        ON CONFLICT DO NOTHING
-       RETURNING ${COLUMNS}`,
+       RETURNING ${this.columns}`,
       insertParams(s),
     );
     return rows[0] ? toEntity(rows[0]) : undefined;
@@ -142,13 +147,13 @@ export class SessionsRepository extends SchemaRepository {
          created AS (
            INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
            SELECT ${INSERT_VALUES} FROM claimed
-           RETURNING ${COLUMNS})`;
+           RETURNING ${this.columns})`;
     } else {
       created = `created AS (
            INSERT INTO ${this.sessions} (${INSERT_COLUMNS})
            VALUES (${INSERT_VALUES})
            ON CONFLICT DO NOTHING
-           RETURNING ${COLUMNS})`;
+           RETURNING ${this.columns})`;
     }
     try {
       const [session] = entities(
@@ -180,7 +185,7 @@ export class SessionsRepository extends SchemaRepository {
                   closed_reason = CASE WHEN ${due} THEN 'max_duration' ELSE 'new_timer' END,
                   revision = revision + 1, updated_at = $2
             WHERE member_id = $1 AND ${LIVE}
-            RETURNING ${COLUMNS})${this.clipPauses('closed')}
+            RETURNING ${this.columns})${this.clipPauses('closed')}
          SELECT * FROM closed`,
         [memberId, now, maxMs],
       ),
@@ -195,7 +200,7 @@ export class SessionsRepository extends SchemaRepository {
            UPDATE ${this.sessions}
               SET state = 'closed', closed_at = started_at + ${ms(3)}, closed_reason = 'max_duration', revision = revision + 1, updated_at = $2
             WHERE id = $1 AND ${LIVE} AND started_at + ${ms(3)} <= $2
-            RETURNING ${COLUMNS})${this.clipPauses('expired')}
+            RETURNING ${this.columns})${this.clipPauses('expired')}
          SELECT * FROM expired`,
         [id, now, maxMs],
       ),
@@ -249,7 +254,7 @@ export class SessionsRepository extends SchemaRepository {
       `WITH paused AS (
            UPDATE ${this.sessions} SET state = 'paused', revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'active' AND started_at + ${ms(5)} > $4
-            RETURNING ${COLUMNS}),
+            RETURNING ${this.columns}),
          pause AS (
            INSERT INTO ${this.pauses} (id, session_id, paused_at, resumed_at, reason)
            SELECT $6::uuid, id, $4::timestamptz, NULL, $7::varchar FROM paused)`,
@@ -273,7 +278,7 @@ export class SessionsRepository extends SchemaRepository {
       `WITH resumed AS (
            UPDATE ${this.sessions} SET state = 'active', revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND state = 'paused' AND started_at + ${ms(5)} > $4
-            RETURNING ${COLUMNS}),
+            RETURNING ${this.columns}),
          ended AS (
            UPDATE ${this.pauses} p SET resumed_at = GREATEST($4::timestamptz, p.paused_at)
              FROM resumed r WHERE p.session_id = r.id AND p.resumed_at IS NULL)`,
@@ -309,7 +314,7 @@ export class SessionsRepository extends SchemaRepository {
                   closed_reason = 'explicit', closing_note = $7, revision = revision + 1, updated_at = $4
             WHERE id = $1 AND member_id = $2 AND workspace_id = $3 AND ${LIVE} AND started_at + ${ms(5)} > $4
               AND ($6::timestamptz IS NULL OR ($6 <= $4 AND $6 >= $4::timestamptz - ${ms(8)} AND $6 >= started_at))
-            RETURNING ${COLUMNS})${this.clipPauses('closed')}`,
+            RETURNING ${this.columns})${this.clipPauses('closed')}`,
       'closed',
       `CASE WHEN $6::timestamptz IS NOT NULL AND c.closed_at < $4::timestamptz THEN 'backdated' ELSE 'closed' END`,
       [key.id, key.memberId, key.workspaceId, now, maxMs, closedAt, closingNote, MAX_CLOSE_BACKDATE_MS],
@@ -397,7 +402,7 @@ export class SessionsRepository extends SchemaRepository {
     // A prepared statement per combination of filters: a few dozen texts at most.
     const rows = await queryPrepared<SessionRow>(
       this.dataSource,
-      `SELECT ${COLUMNS} FROM ${this.sessions}
+      `SELECT ${this.columns} FROM ${this.sessions}
         WHERE ${where.join(' AND ')}
         ORDER BY started_at DESC, id DESC
         LIMIT $${params.length}`,

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsArray, IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, Min } from 'class-validator';
 
 /** The Session rules of the spec and D-22 … D-30, shared by the gateway (edge validation) and the sessions service. */
 export const SESSION_STATES = ['active', 'paused', 'closed'] as const;
@@ -48,4 +48,8 @@ export class SessionV1 {
   @IsOptional() @IsISO8601({ strict: true }) closedAt!: string | null;
   @IsArray() @IsString({ each: true }) userTags!: string[];
   @IsISO8601({ strict: true }) createdAt!: string;
+  /** D-49: milliseconds spent in finished pauses (cut at the close). */
+  @IsOptional() @IsInt() @Min(0) pausedMs?: number;
+  /** D-49: when the open pause of a paused session began; null otherwise. */
+  @IsOptional() @IsISO8601({ strict: true }) pausedSince?: string | null;
 }

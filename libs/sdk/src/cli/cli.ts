@@ -495,7 +495,11 @@ class Cli {
 }
 
 /** A report as an aligned text table: group keys first, then the metrics; the summary's totals last. */
-export function reportTable(report: string, rows: Array<Record<string, unknown>>, meta: { as_of: string; tz: string; from: string; to: string; totals?: unknown }): string {
+export function reportTable(
+  report: string,
+  rows: Array<Record<string, unknown>>,
+  meta: { as_of: string; tz: string; from: string; to: string; totals?: unknown },
+): string {
   const flat = rows.map((row) => {
     const { group, ...rest } = row as { group?: Record<string, unknown> };
     return { ...(group ?? {}), ...rest };
@@ -503,10 +507,24 @@ export function reportTable(report: string, rows: Array<Record<string, unknown>>
   const title = `${report} ${meta.from} … ${meta.to} (${meta.tz}), as of ${meta.as_of}`;
   if (flat.length === 0) return `${title}\nno rows`;
   const columns = [...new Set(flat.flatMap((r) => Object.keys(r)))];
-  const text = (v: unknown): string => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(';') : String(v));
+  const text = (v: unknown): string =>
+    v === null || v === undefined
+      ? '-'
+      : Array.isArray(v)
+        ? v.join(';')
+        : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+          ? String(v)
+          : JSON.stringify(v);
   const body = flat.map((r) => columns.map((c) => text((r as Record<string, unknown>)[c])));
-  if (meta.totals) body.push(columns.map((c, i) => (i === 0 ? 'total' : c in (meta.totals as object) ? text((meta.totals as Record<string, unknown>)[c]) : '')));
-  const widths = columns.map((c, i) => Math.max(c.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  if (meta.totals)
+    body.push(
+      columns.map((c, i) => (i === 0 ? 'total' : c in (meta.totals as object) ? text((meta.totals as Record<string, unknown>)[c]) : '')),
+    );
+  const widths = columns.map((c, i) => Math.max(c.length, ...body.map((r) => r[i].length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [title, line(columns), ...body.map(line)].join('\n');
 }

@@ -1,4 +1,4 @@
-import { createWorktrackClient, type Report, type WorktrackClient } from '../client';
+import { createWorktrackClient, type WorktrackClient } from '../client';
 import { WorktrackError } from '../errors';
 import { ApiFailure, kindOfStatus, type WorktrackApi } from './api-port';
 
@@ -60,13 +60,13 @@ export function createApi(url: string, token: string): WorktrackApi {
     report: mapped(async (report, query) => {
       switch (report) {
         case 'summary':
-          return (await client.reportSummary(query)) as unknown as Report<Record<string, unknown>>;
+          return await client.reportSummary(query);
         case 'sessions':
-          return (await client.reportSessions(query)) as unknown as Report<Record<string, unknown>>;
+          return await client.reportSessions(query);
         case 'activity':
-          return (await client.reportActivity(query)) as unknown as Report<Record<string, unknown>>;
+          return await client.reportActivity(query);
         case 'plate':
-          return (await client.reportPlate(query)) as unknown as Report<Record<string, unknown>>;
+          return await client.reportPlate(query);
       }
     }),
     reportCsv: mapped((report, query) => client.reportCsv(report, query)),

@@ -1879,6 +1879,11 @@ export interface components {
              * @example Fix the flaky login test
              */
             intent_text: string;
+            /**
+             * @description Whole seconds paused; up to now while paused.
+             * @example 60
+             */
+            paused_seconds: number;
             /** Format: uuid */
             project_id: string | null;
             /** Format: uuid */
@@ -1889,6 +1894,11 @@ export interface components {
             started_at: string;
             /** @enum {string} */
             state: "active" | "paused" | "closed";
+            /**
+             * @description Whole seconds active, pauses excluded; up to now while live.
+             * @example 3540
+             */
+            tracked_seconds: number;
             /**
              * @description Default `[]`.
              * @example [
@@ -15323,7 +15333,9 @@ export interface operations {
                      *           "user_tags": [
                      *             "backend"
                      *           ],
-                     *           "created_at": "2026-03-02T09:30:00Z"
+                     *           "created_at": "2026-03-02T09:30:00Z",
+                     *           "tracked_seconds": 3540,
+                     *           "paused_seconds": 60
                      *         }
                      *       ],
                      *       "meta": {
@@ -15611,7 +15623,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -15921,7 +15935,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -16232,7 +16248,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */
@@ -16563,7 +16581,9 @@ export interface operations {
                      *         "user_tags": [
                      *           "backend"
                      *         ],
-                     *         "created_at": "2026-03-02T09:30:00Z"
+                     *         "created_at": "2026-03-02T09:30:00Z",
+                     *         "tracked_seconds": 3540,
+                     *         "paused_seconds": 60
                      *       }
                      *     }
                      */

@@ -77,4 +77,7 @@ export class SessionEntity {
 
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt!: Date;
+
+  /** The pauses as the statement that read or changed the session saw them (not a column; D-49). */
+  pauses?: Array<{ pausedAt: Date; resumedAt: Date | null }>;
 }

@@ -1,0 +1,168 @@
+/**
+ * Benchmark (not a test): a year's summary of a 500-member workspace (D-50).
+ *
+ *   npm run bench:reports [-- --members 500 --requests 60]
+ *
+ * Starts reporting from dist/ with a topic prefix and a database of its own
+ * (dropped afterwards) and fills its buckets as the projection writes them
+ * for `--members` members with 2 sessions (3 h each) and 200 events per
+ * working day of 2025, usage on each: one day bucket per member and working
+ * day, one hour bucket per member and working hour (9 a day). Then asks
+ * `GetReport` (summary, 2025-01-01 … 2025-12-31, group_by member,week, as an
+ * owner) `--requests` times through `reporting.commands`, as the gateway does:
+ * latency p50/p95/max (the freshness check included), the rows answered, the
+ * reporting process's CPU ms per report (utime + stime from /proc), and the
+ * EXPLAIN ANALYZE of the aggregate.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { Client } from 'pg';
+import { allTopics, GetReport, type ActorV1 } from '@worktrack/contracts';
+import { CommandClient, ensureTopics } from '@worktrack/platform';
+import { startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MEMBERS = arg('members', 500);
+const REQUESTS = arg('requests', 60);
+const RUN = randomUUID().slice(0, 8);
+const ADMIN_DB = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = `bench_reports_${RUN}`;
+const DATABASE_URL = ADMIN_DB.replace(/\/[^/]*$/, `/${DB_NAME}`);
+const PREFIX = `bench-reports-${RUN}.`;
+const ENV = { KAFKA_TOPIC_PREFIX: PREFIX, DATABASE_URL, LOG_LEVEL: 'warn' };
+const TICK_MS = 10; // USER_HZ 100
+
+function cpuMs(p: AppProcess): number {
+  const fields = readFileSync(`/proc/${p.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_DB });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${DB_NAME}"`);
+  const kafka = testKafka('bench-reports', ENV);
+  await ensureTopics(await kafka.client.admin(), allTopics(), PREFIX);
+  let app: AppProcess | undefined;
+  const db = new Client({ connectionString: DATABASE_URL });
+  try {
+    app = await startAppProcess('reporting', ENV, 120_000);
+    await db.connect();
+    const workspace = randomUUID();
+    const owner = randomUUID();
+    const seedStart = Date.now();
+    await db.query(
+      `INSERT INTO reporting.members (member_id, workspace_id, kind, timezone, plate_capacity, version)
+       SELECT CASE WHEN i = 1 THEN $2::uuid ELSE gen_random_uuid() END, $1, CASE WHEN i % 5 = 0 THEN 'agent' ELSE 'human' END, 'Europe/Berlin', 6, 1
+         FROM generate_series(1, $3::int) i`,
+      [workspace, owner, MEMBERS],
+    );
+    // Working days of 2025; 2 sessions of 3 h (09:00 and 13:00 UTC), 200 events, 20 model calls per member and day.
+    await db.query(
+      `INSERT INTO reporting.day_buckets
+       SELECT $1, m.member_id, d::date, 'intentional', '', '', 21600000, 900000, 2, 190, 10, 0.25, 200000, 40000
+         FROM reporting.members m, generate_series('2025-01-01'::date, '2025-12-31'::date, interval '1 day') d
+        WHERE extract(isodow FROM d) < 6`,
+      [workspace],
+    );
+    await db.query(
+      `INSERT INTO reporting.hour_buckets
+       SELECT $1, m.member_id, d + make_interval(hours => h), 'intentional', '', '',
+              CASE WHEN h IN (9, 10, 11, 13, 14, 15) THEN 3600000 ELSE 0 END, 0, CASE WHEN h IN (9, 13) THEN 1 ELSE 0 END,
+              21, 1, 0.025, 20000, 4000
+         FROM reporting.members m, generate_series('2025-01-01'::timestamptz, '2025-12-31'::timestamptz, interval '1 day') d,
+              generate_series(8, 16) h
+        WHERE extract(isodow FROM d) < 6`,
+      [workspace],
+    );
+    await db.query('ANALYZE reporting.day_buckets; ANALYZE reporting.hour_buckets; ANALYZE reporting.members');
+    const [{ days, hours }] = (
+      await db.query<{ days: string; hours: string }>(
+        'SELECT (SELECT count(*) FROM reporting.day_buckets) AS days, (SELECT count(*) FROM reporting.hour_buckets) AS hours',
+      )
+    ).rows as [{ days: string; hours: string }];
+    console.log(`seeded ${MEMBERS} members: ${days} day buckets, ${hours} hour buckets in ${Date.now() - seedStart} ms`);
+
+    const rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 30_000 });
+    await rpc.start();
+    const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
+    const actor: ActorV1 = {
+      memberId: owner,
+      workspaceId: workspace,
+      scope: 'full',
+      credential: 'api_token',
+      profile: {
+        memberId: owner,
+        workspaceId: workspace,
+        role: 'owner',
+        timezone: 'Europe/Berlin',
+        workingHours: week,
+        plateCapacity: 6,
+        version: 1,
+      },
+    };
+    const ask = () =>
+      rpc.send(
+        GetReport,
+        { actor, report: 'summary', from: '2025-01-01', to: '2025-12-31', tz: 'Europe/Berlin', groupBy: ['member', 'week'], filters: {} },
+        { key: owner },
+      );
+    for (let i = 0; i < 3; i++) await ask(); // warm up
+    const latencies: number[] = [];
+    let rows = 0;
+    const cpuBefore = cpuMs(app);
+    for (let i = 0; i < REQUESTS; i++) {
+      const t = performance.now();
+      const r = await ask();
+      latencies.push(performance.now() - t);
+      rows = r.rows.length;
+    }
+    const cpu = cpuMs(app) - cpuBefore;
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `summary, a year, group_by member,week, ${MEMBERS} members: ${REQUESTS} requests, ${rows} rows each; ` +
+        `latency p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms; ` +
+        `reporting CPU ${(cpu / REQUESTS).toFixed(1)} ms per report`,
+    );
+    // The statement the service runs for this report (every member in the zone: the workspace index alone).
+    await db.query('BEGIN');
+    await db.query("SET LOCAL work_mem = '64MB'");
+    const plan = await db.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) SELECT g.member_id::text, to_char(g.week, 'YYYY-MM-DD'), g.tracked_ms, g.usage_cost::text FROM (
+         SELECT r.member_id, (r.bucket - (extract(isodow FROM r.bucket)::int - 1)) AS week,
+                sum(tracked_ms) AS tracked_ms, sum(paused_ms), sum(session_count), sum(linked_event_count), sum(outside_session_event_count),
+                sum(usage_cost) AS usage_cost, sum(input_tokens), sum(output_tokens)
+           FROM reporting.day_buckets r
+          WHERE workspace_id = $1 AND bucket BETWEEN '2025-01-01' AND '2025-12-31'
+          GROUP BY 1, 2) g ORDER BY g.member_id, g.week`,
+      [workspace],
+    );
+    await db.query('COMMIT');
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+    console.log(
+      `machine: ${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    await rpc.stop();
+  } finally {
+    await db.end().catch(() => undefined);
+    await app?.stop();
+    await kafka.close();
+    await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+void main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
