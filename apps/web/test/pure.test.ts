@@ -17,6 +17,8 @@ const session = (over: Partial<Session>): Session => ({
   closed_at: null,
   user_tags: [],
   created_at: '2026-11-27T08:00:00.000Z',
+  tracked_seconds: 0,
+  paused_seconds: 0,
   ...over,
 });
 
