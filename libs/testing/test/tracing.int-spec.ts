@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { OtlpReceiver, repoRoot } from '@worktrack/testing';
+import { OtlpReceiver, repoRoot } from '../src';
 
-const probe = (): string => join(repoRoot(), 'dist', 'libs', 'platform', 'test', 'tracing-probe.js');
+const probe = (): string => join(repoRoot(), 'dist', 'libs', 'testing', 'test', 'tracing-probe.js');
 
 interface ProbeOutput {
   enabled: boolean;
