@@ -6,7 +6,7 @@ import { createLogger, createServiceDataSource, ensureTopics, KafkaClient, Metri
 import { enqueue } from '../src/outbox/outbox';
 import { takeOutboxViolations } from '../src/outbox/outbox-check';
 import { OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox-relay';
-import { createOutboxTable, dropOutboxTable } from '../src/outbox/outbox-table';
+import { addOutboxTraceparent, createOutboxTable, dropOutboxTable } from '../src/outbox/outbox-table';
 import { eventually, platformTestClient } from './helpers';
 
 class TickV1 {
@@ -20,11 +20,12 @@ const tag = randomUUID().slice(0, 6);
 const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}ob${tag}.`;
 const schema = `outbox_test_${tag}`;
 
-/** What a service's own migration does: create the outbox in its schema. */
+/** What a service's own migrations do: create the outbox in its schema, with the trace context column. */
 class OutboxTest1763750000100 implements MigrationInterface {
   name = 'OutboxTest1763750000100';
-  up(queryRunner: QueryRunner): Promise<void> {
-    return createOutboxTable(queryRunner, schema);
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await createOutboxTable(queryRunner, schema);
+    await addOutboxTraceparent(queryRunner, schema);
   }
   down(queryRunner: QueryRunner): Promise<void> {
     return dropOutboxTable(queryRunner, schema);
@@ -165,6 +166,7 @@ describe('transactional outbox', () => {
       ['request_id', 'text', 'YES', null],
       ['payload', 'jsonb', 'NO', null],
       ['created_at', 'timestamp with time zone', 'NO', 'now()'],
+      ['traceparent', 'text', 'YES', null],
     ]);
 
     await db.undoLastMigration();

@@ -19,12 +19,15 @@ import {
 } from '../src';
 import { eventually, platformTestClient } from './helpers';
 
+/** The reply topic's `max.message.bytes` (the broker default, about 1 MB, when the registry sets none). */
+const REPLY_LIMIT = Topics.gatewayReplies.maxMessageBytes ?? 1_048_588;
+
 class EchoV1 {
   @IsString() text!: string;
   @IsOptional() @IsInt() @Min(0) @Max(10_000) delayMs?: number;
   @IsOptional() @IsString() failWith?: string;
   /** Characters the server appends to its answer (an oversize reply). */
-  @IsOptional() @IsInt() @Min(0) @Max(4_000_000) pad?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(64_000_000) pad?: number;
 }
 class EchoResultV1 {
   @IsString() text!: string;
@@ -339,9 +342,9 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
       const client = await startClient('client-oversize');
       try {
         const started = Date.now();
-        // ~1.5 MB: over the reply topic's limit (broker default, about 1 MB).
+        // Half a megabyte over the reply topic's limit.
         const err = await client
-          .send(Echo, { text: 'big', pad: 1_500_000 }, { key: 'm', requestId: 'req-oversize' })
+          .send(Echo, { text: 'big', pad: REPLY_LIMIT + 500_000 }, { key: 'm', requestId: 'req-oversize' })
           .catch((e: unknown) => e);
         expect(err).toMatchObject({ code: 'INTERNAL' });
         expect((err as Error).message).toContain('req-oversize');
@@ -350,7 +353,7 @@ describe('request/reply over Kafka through KafkaContractTransport (ADR 0002)', (
         const after = await Promise.all([
           client.send(Echo, { text: 'next' }, { key: 'm' }),
           client.send(Echo, { text: 'other' }, { key: 'n' }),
-          client.send(Echo, { text: 'big-again', pad: 2_000_000 }, { key: 'o' }).catch((e: unknown) => e),
+          client.send(Echo, { text: 'big-again', pad: REPLY_LIMIT + 1_000_000 }, { key: 'o' }).catch((e: unknown) => e),
         ]);
         expect(after[0]).toMatchObject({ text: 'next' });
         expect(after[1]).toMatchObject({ text: 'other' });

@@ -34,8 +34,16 @@ function routes(): Array<{ route: string; rule: unknown }> {
   });
 }
 
-/** The /v1 routes that take no credential: the sign-in routes (D-38 … D-40). */
-const PUBLIC_ROUTES = ['POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'POST /auth/accept-invite'];
+/** The /v1 routes that take no credential: the sign-in routes (D-38 … D-41). */
+const PUBLIC_ROUTES = [
+  'POST /auth/login',
+  'POST /auth/refresh',
+  'POST /auth/logout',
+  'POST /auth/accept-invite',
+  'GET /auth/providers',
+  'GET /auth/oidc/:provider/start',
+  'GET /auth/oidc/:provider/callback',
+];
 
 describe('D-9: every /v1 route declares its access rule', () => {
   it('finds the routes', () => {
