@@ -177,5 +177,5 @@ describe('the reference page at GET /docs in a browser', () => {
       .reduce((sum, media) => sum + Math.max(1, Object.keys(media.examples ?? {}).length), 0);
     expect(bodies).toBe(expected);
     expect(expected).toBeGreaterThan(documented().filter((o) => o.operation.requestBody).length);
-  }, 600_000);
+  }, 1_200_000);
 });
