@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { allTopics, GetReport, type ActorV1 } from '@worktrack/contracts';
+import { summaryJson } from '../apps/gateway/src/reports/summary-json';
 import { CommandClient, ensureTopics } from '@worktrack/platform';
 import { startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
 
@@ -115,19 +116,28 @@ async function main(): Promise<void> {
     for (let i = 0; i < 3; i++) await ask(); // warm up
     const latencies: number[] = [];
     let rows = 0;
+    let bytes = 0;
     const cpuBefore = cpuMs(app);
+    const ownBefore = process.cpuUsage();
     for (let i = 0; i < REQUESTS; i++) {
       const t = performance.now();
       const r = await ask();
+      // The gateway's part: the JSON body from the reply.
+      const meta = { as_of: r.asOf, tz: 'Europe/Berlin', from: '2025-01-01', to: '2025-12-31', totals: r.totals ?? {} };
+      const body = r.columns ? summaryJson(r.columns, meta) : JSON.stringify({ data: r.rows, meta });
       latencies.push(performance.now() - t);
-      rows = r.rows.length;
+      rows = r.columns ? r.columns.tracked_seconds.length : r.rows.length;
+      bytes = body.length;
     }
     const cpu = cpuMs(app) - cpuBefore;
+    const own = process.cpuUsage(ownBefore);
     latencies.sort((a, b) => a - b);
     console.log(
       `summary, a year, group_by member,week, ${MEMBERS} members: ${REQUESTS} requests, ${rows} rows each; ` +
         `latency p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms; ` +
-        `reporting CPU ${(cpu / REQUESTS).toFixed(1)} ms per report`,
+        `reporting CPU ${(cpu / REQUESTS).toFixed(1)} ms per report; ` +
+        `asking process (reply decoded and validated, JSON body built as the gateway does, ${(bytes / 1e6).toFixed(1)} MB) ` +
+        `CPU ${((own.user + own.system) / 1000 / REQUESTS).toFixed(1)} ms per report`,
     );
     // The statement the service runs for this report (every member in the zone: the workspace index alone).
     await db.query('BEGIN');

@@ -5,6 +5,7 @@ import {
   EventsLinked,
   EventsStored,
   GetReport,
+  summaryRowsOf,
   MemberState,
   SessionChanged,
   UsageStored,
@@ -64,12 +65,15 @@ describe('reporting projection (D-50, ADR 0018)', () => {
       version: 1,
     },
   };
-  const report = (over: Partial<GetReportV1> = {}) =>
-    rpc.send(
+  // The summary answers columns (D-50); the checks read them as the API's rows.
+  const report = async (over: Partial<GetReportV1> = {}) => {
+    const r = await rpc.send(
       GetReport,
       { actor, report: 'summary', from: '2026-03-28', to: '2026-03-30', tz: 'Europe/Berlin', groupBy: ['day'], filters: {}, ...over },
       { key: memberId },
     );
+    return r.columns ? { ...r, rows: [...summaryRowsOf(r.columns)] } : r;
+  };
   const change = (sessionId: string, over: Partial<SessionChangedV1>): SessionChangedV1 => ({
     change: 'created',
     sessionId,
