@@ -81,7 +81,17 @@ async function main(): Promise<void> {
         WHERE extract(isodow FROM d) < 6`,
       [workspace],
     );
-    await db.query('ANALYZE reporting.day_buckets; ANALYZE reporting.hour_buckets; ANALYZE reporting.members');
+    // The week roll-up, as the projection writes it with the day buckets.
+    await db.query(
+      `INSERT INTO reporting.week_buckets
+       SELECT workspace_id, member_id, (bucket - (extract(isodow FROM bucket)::int - 1)), work_type, project_id, goal_id,
+              sum(tracked_ms), sum(paused_ms), sum(session_count), sum(linked_event_count), sum(outside_session_event_count),
+              sum(usage_cost), sum(input_tokens), sum(output_tokens)
+         FROM reporting.day_buckets GROUP BY 1, 2, 3, 4, 5, 6`,
+    );
+    await db.query(
+      'ANALYZE reporting.day_buckets; ANALYZE reporting.week_buckets; ANALYZE reporting.hour_buckets; ANALYZE reporting.members',
+    );
     const [{ days, hours }] = (
       await db.query<{ days: string; hours: string }>(
         'SELECT (SELECT count(*) FROM reporting.day_buckets) AS days, (SELECT count(*) FROM reporting.hour_buckets) AS hours',
@@ -147,8 +157,13 @@ async function main(): Promise<void> {
          SELECT r.member_id, (r.bucket - (extract(isodow FROM r.bucket)::int - 1)) AS week,
                 sum(tracked_ms) AS tracked_ms, sum(paused_ms), sum(session_count), sum(linked_event_count), sum(outside_session_event_count),
                 sum(usage_cost) AS usage_cost, sum(input_tokens), sum(output_tokens)
-           FROM reporting.day_buckets r
-          WHERE workspace_id = $1 AND bucket BETWEEN '2025-01-01' AND '2025-12-31'
+           FROM (SELECT member_id, bucket, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
+                       usage_cost, input_tokens, output_tokens FROM reporting.week_buckets
+                 WHERE workspace_id = $1 AND bucket BETWEEN '2025-01-06' AND '2025-12-22'
+                UNION ALL
+                SELECT member_id, bucket, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
+                       usage_cost, input_tokens, output_tokens FROM reporting.day_buckets
+                 WHERE workspace_id = $1 AND bucket BETWEEN '2025-01-01' AND '2025-12-31' AND bucket NOT BETWEEN '2025-01-06' AND '2025-12-28') r
           GROUP BY 1, 2) g ORDER BY g.member_id, g.week`,
       [workspace],
     );

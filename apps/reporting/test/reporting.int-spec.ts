@@ -211,6 +211,20 @@ describe('reporting projection (D-50, ADR 0018)', () => {
         linked_event_count: 1,
       }),
     ]);
+    // D-50 by week: whole weeks from the week roll-up, the partial weeks at the ends from the days — the same totals.
+    const berlinWeek = like({
+      group: { week: '2026-03-23' },
+      tracked_seconds: 18_000,
+      paused_seconds: 3_600,
+      session_count: 1,
+      linked_event_count: 1,
+      usage_cost: '0.000000001',
+    });
+    expect((await report({ from: '2026-03-23', to: '2026-04-05', groupBy: ['week'] })).rows).toEqual([berlinWeek]);
+    expect((await report({ from: '2026-03-25', to: '2026-04-05', groupBy: ['week'] })).rows).toEqual([berlinWeek]);
+    expect((await report({ from: '2026-03-16', to: '2026-03-29', groupBy: ['week', 'member'] })).rows).toEqual([
+      like({ group: { week: '2026-03-23', member_id: memberId }, tracked_seconds: 18_000 }),
+    ]);
     // A relink to no session moves the event outside, with null session keys.
     await publisher.publish(EventsLinked, { memberId, links: [{ eventId, sessionId: null, version: 2 }] }, { key: memberId });
     const relinked = await settle((x) => (x.totals?.outside_session_event_count as number) === 1);

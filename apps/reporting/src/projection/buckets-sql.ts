@@ -73,3 +73,25 @@ export function recomputeSql(schema: string, grain: Grain): string {
      HAVING sum(tracked_ms) <> 0 OR sum(paused_ms) <> 0 OR sum(session_count) <> 0 OR sum(linked) <> 0 OR sum(outside) <> 0
          OR sum(cost) <> 0 OR sum(input_tokens) <> 0 OR sum(output_tokens) <> 0`;
 }
+
+/** The ISO week's Monday of a date (SQL). */
+const monday = (day: string): string => `(${day} - (extract(isodow FROM ${day})::int - 1))`;
+
+/**
+ * Rewrites the member's week buckets over every week the range touches, from
+ * its day buckets (after those are rewritten; same parameters as the day grain).
+ */
+export function rollUpWeeksSql(schema: string): [clear: string, write: string] {
+  const s = `"${schema}"`;
+  const lo = monday('($3::timestamptz AT TIME ZONE $5::text)::date');
+  const hi = monday("(($4::timestamptz - interval '1 microsecond') AT TIME ZONE $5::text)::date");
+  return [
+    `DELETE FROM ${s}.week_buckets WHERE member_id = $1 AND bucket BETWEEN ${lo} AND ${hi} AND $2::uuid IS NOT NULL`,
+    `INSERT INTO ${s}.week_buckets (workspace_id, member_id, bucket, work_type, project_id, goal_id, tracked_ms, paused_ms, session_count,
+                                    linked_event_count, outside_session_event_count, usage_cost, input_tokens, output_tokens)
+     SELECT $2::uuid, $1::uuid, ${monday('bucket')}, work_type, project_id, goal_id, sum(tracked_ms), sum(paused_ms), sum(session_count),
+            sum(linked_event_count), sum(outside_session_event_count), sum(usage_cost), sum(input_tokens), sum(output_tokens)
+       FROM ${s}.day_buckets WHERE member_id = $1 AND bucket BETWEEN ${lo} AND ${hi} + 6
+      GROUP BY 3, 4, 5, 6`,
+  ];
+}

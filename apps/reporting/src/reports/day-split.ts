@@ -73,3 +73,15 @@ export function splitByDay(startedAt: Date, end: Date, pauses: Pause[], tz: stri
   }
   return pieces;
 }
+
+/** The whole ISO weeks within `from` … `to`: the first Monday and the last Sunday; null when none fits. */
+export function wholeWeeks(from: string, to: string): { firstMonday: string; lastSunday: string } | null {
+  const day = (d: string): Date => new Date(`${d}T00:00:00Z`);
+  const isoDow = (d: Date): number => ((d.getUTCDay() + 6) % 7) + 1;
+  const first = day(from);
+  first.setUTCDate(first.getUTCDate() + ((8 - isoDow(first)) % 7));
+  const last = day(to);
+  last.setUTCDate(last.getUTCDate() - (isoDow(last) % 7));
+  if (last.getTime() - first.getTime() < 6 * 86_400_000) return null;
+  return { firstMonday: first.toISOString().slice(0, 10), lastSunday: last.toISOString().slice(0, 10) };
+}

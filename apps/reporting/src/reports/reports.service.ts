@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1, type SummaryColumnsV1 } from '@worktrack/contracts';
 import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { ReportingConfig } from '../reporting.config';
-import { localDate, nextDay, splitByDay, startOfDay } from './day-split';
+import { localDate, nextDay, splitByDay, startOfDay, wholeWeeks } from './day-split';
 
 interface Metrics {
   tracked_ms: number;
@@ -295,9 +295,18 @@ export class ReportsService {
       const cols = `work_type, project_id, goal_id, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
                     usage_cost, input_tokens, output_tokens`;
       const branches: string[] = [];
-      if (sameZone.length > 0)
+      const weeks = q.groupBy.includes('week') && !q.groupBy.includes('day') ? wholeWeeks(q.from, q.to) : null;
+      const sameZoneRows = `workspace_id = $1 AND ($9::boolean OR member_id = ANY($7::uuid[]))`;
+      if (sameZone.length > 0 && weeks) {
+        // By week: whole weeks from the week roll-up (day = the week's Monday), the partial weeks at the ends from days.
+        const [first, last] = [p(weeks.firstMonday), p(weeks.lastSunday)];
+        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.week_buckets
+                        WHERE ${sameZoneRows} AND bucket BETWEEN ${first}::date AND ${last}::date - 6`);
         branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
-                        WHERE workspace_id = $1 AND bucket BETWEEN $2::date AND $3::date AND ($9::boolean OR member_id = ANY($7::uuid[]))`);
+                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date AND bucket NOT BETWEEN ${first}::date AND ${last}::date`);
+      } else if (sameZone.length > 0)
+        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
+                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date`);
       if (otherZone.length > 0)
         branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
                         WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
