@@ -1,4 +1,4 @@
-import { localDate, splitByDay, startOfDay, wholeWeeks } from './day-split';
+import { localDate, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 const at = (iso: string): Date => new Date(iso);
 const H = 3_600_000;
@@ -66,5 +66,15 @@ describe('wholeWeeks (D-50: a summary by week reads whole ISO weeks from the wee
     expect(wholeWeeks('2026-03-28', '2026-03-30')).toBeNull();
     expect(wholeWeeks('2026-03-24', '2026-03-30')).toBeNull();
     expect(wholeWeeks('2026-03-30', '2026-03-30')).toBeNull();
+  });
+});
+
+describe("wholeHourOffsets (D-50: hour buckets cut a zone's days exactly only on whole-hour offsets)", () => {
+  it('holds for whole-hour zones across DST and not for quarter- and half-hour ones', () => {
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'Europe/Berlin')).toBe(true);
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'America/New_York')).toBe(true);
+    expect(wholeHourOffsets('2025-03-01', '2025-03-01', 'Asia/Kolkata')).toBe(false);
+    expect(wholeHourOffsets('2025-03-01', '2025-03-01', 'Asia/Kathmandu')).toBe(false);
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'Australia/Adelaide')).toBe(false);
   });
 });

@@ -85,3 +85,19 @@ export function wholeWeeks(from: string, to: string): { firstMonday: string; las
   if (last.getTime() - first.getTime() < 6 * 86_400_000) return null;
   return { firstMonday: first.toISOString().slice(0, 10), lastSunday: last.toISOString().slice(0, 10) };
 }
+
+/**
+ * Whether every offset of `tz` from UTC during `from` … `to` is a whole
+ * number of hours (its midnights fall on UTC hours): then hour buckets cut
+ * its days exactly. Offsets are sampled twice a day, finer than any change.
+ */
+export function wholeHourOffsets(from: string, to: string, tz: string): boolean {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', minute: '2-digit' });
+  const end = new Date(`${to}T00:00:00Z`).getTime() + 2 * 86_400_000;
+  const start = new Date(`${from}T00:00:00Z`).getTime() - 86_400_000;
+  // The local minute of an instant on a whole UTC hour is the offset's minutes (every IANA offset is a multiple of 15 minutes).
+  for (let at = start; at <= end; at += 43_200_000) {
+    if (Number(format.formatToParts(at).find((p) => p.type === 'minute')?.value ?? 0) !== 0) return false;
+  }
+  return true;
+}

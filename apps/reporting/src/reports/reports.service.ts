@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1, type SummaryColumnsV1 } from '@worktrack/contracts';
 import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { ReportingConfig } from '../reporting.config';
-import { localDate, nextDay, splitByDay, startOfDay, wholeWeeks } from './day-split';
+import { factsByDaySql } from '../projection/buckets-sql';
+import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 interface Metrics {
   tracked_ms: number;
@@ -307,7 +308,12 @@ export class ReportsService {
       } else if (sameZone.length > 0)
         branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
                         WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date`);
-      if (otherZone.length > 0)
+      if (otherZone.length > 0 && !wholeHourOffsets(q.from, q.to, q.tz))
+        // Midnights of tz inside UTC hours (offsets of 15, 30 or 45 minutes): those members' days from the facts, exact.
+        branches.push(
+          `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f`,
+        );
+      else if (otherZone.length > 0)
         branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
                         WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
       const inner = `SELECT ${[...keys, ''].join(', ')}
