@@ -311,7 +311,7 @@ export class ReportsService {
       if (otherZone.length > 0 && !wholeHourOffsets(q.from, q.to, q.tz))
         // Midnights of tz inside UTC hours (offsets of 15, 30 or 45 minutes): those members' days from the facts, exact.
         branches.push(
-          `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f`,
+          `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f WHERE $1::uuid IS NOT NULL`,
         );
       else if (otherZone.length > 0)
         branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
