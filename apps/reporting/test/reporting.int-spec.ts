@@ -5,6 +5,7 @@ import {
   EventsLinked,
   EventsStored,
   GetReport,
+  summaryRowsOf,
   MemberState,
   SessionChanged,
   UsageStored,
@@ -64,12 +65,15 @@ describe('reporting projection (D-50, ADR 0018)', () => {
       version: 1,
     },
   };
-  const report = (over: Partial<GetReportV1> = {}) =>
-    rpc.send(
+  // The summary answers columns (D-50); the checks read them as the API's rows.
+  const report = async (over: Partial<GetReportV1> = {}) => {
+    const r = await rpc.send(
       GetReport,
       { actor, report: 'summary', from: '2026-03-28', to: '2026-03-30', tz: 'Europe/Berlin', groupBy: ['day'], filters: {}, ...over },
       { key: memberId },
     );
+    return r.columns ? { ...r, rows: [...summaryRowsOf(r.columns)] } : r;
+  };
   const change = (sessionId: string, over: Partial<SessionChangedV1>): SessionChangedV1 => ({
     change: 'created',
     sessionId,
@@ -207,6 +211,20 @@ describe('reporting projection (D-50, ADR 0018)', () => {
         linked_event_count: 1,
       }),
     ]);
+    // D-50 by week: whole weeks from the week roll-up, the partial weeks at the ends from the days — the same totals.
+    const berlinWeek = like({
+      group: { week: '2026-03-23' },
+      tracked_seconds: 18_000,
+      paused_seconds: 3_600,
+      session_count: 1,
+      linked_event_count: 1,
+      usage_cost: '0.000000001',
+    });
+    expect((await report({ from: '2026-03-23', to: '2026-04-05', groupBy: ['week'] })).rows).toEqual([berlinWeek]);
+    expect((await report({ from: '2026-03-25', to: '2026-04-05', groupBy: ['week'] })).rows).toEqual([berlinWeek]);
+    expect((await report({ from: '2026-03-16', to: '2026-03-29', groupBy: ['week', 'member'] })).rows).toEqual([
+      like({ group: { week: '2026-03-23', member_id: memberId }, tracked_seconds: 18_000 }),
+    ]);
     // A relink to no session moves the event outside, with null session keys.
     await publisher.publish(EventsLinked, { memberId, links: [{ eventId, sessionId: null, version: 2 }] }, { key: memberId });
     const relinked = await settle((x) => (x.totals?.outside_session_event_count as number) === 1);
@@ -249,5 +267,96 @@ describe('reporting projection (D-50, ADR 0018)', () => {
     expect(applied).toBe(1);
     const after = await report({ from: '2026-05-01', to: '2026-05-01', tz: 'UTC' });
     expect((after.totals?.tracked_seconds as number) - ((before.totals?.tracked_seconds as number) ?? 0)).toBe(3_600);
+  }, 60_000);
+  it("cuts days exactly in a half-hour zone other than the member's: Asia/Kolkata, hand-computed (D-50)", async () => {
+    const projection = app.get(ProjectionRepository);
+    const sessionId = randomUUID();
+    const eventId = randomUUID();
+    // A Berlin member's session 18:00Z–19:00Z: in Kolkata (+5:30) 23:30–24:00 on the 10th and 00:00–00:30 on the 11th.
+    await projection.consume(
+      [
+        {
+          topic: `kolkata-${randomUUID()}`,
+          partition: 0,
+          offset: '0',
+          payload: change(sessionId, {
+            source: 'manual',
+            state: 'closed',
+            startedAt: '2026-04-10T18:00:00.000Z',
+            closedAt: '2026-04-10T19:00:00.000Z',
+            changedAt: '2026-04-10T19:00:00.000Z',
+          }),
+        },
+      ],
+      (m, fresh) => projection.sessions(m, fresh),
+    );
+    // Usage at 18:15Z (the 10th in Kolkata), an event at 18:45Z (the 11th), both in the session.
+    await publisher.publish(
+      EventsStored,
+      {
+        memberId,
+        workspaceId: workspace,
+        events: [{ eventId, occurredAt: '2026-04-10T18:45:00.000Z', sourceType: 'ci', eventType: 'build' }],
+      },
+      { key: memberId },
+    );
+    await publisher.publish(EventsLinked, { memberId, links: [{ eventId, sessionId, version: 1 }] }, { key: memberId });
+    await publisher.publish(
+      UsageStored,
+      {
+        memberId,
+        workspaceId: workspace,
+        usage: [
+          {
+            usageId: randomUUID(),
+            occurredAt: '2026-04-10T18:15:00.000Z',
+            provider: 'anthropic',
+            model: 'm',
+            operation: 'chat',
+            inputTokens: 10,
+            outputTokens: 5,
+            cacheReadInputTokens: null,
+            cacheCreationInputTokens: null,
+            reasoningOutputTokens: null,
+            cost: '0.000000002',
+            currency: 'USD',
+            costSource: 'reported',
+            sessionId,
+          },
+        ],
+      },
+      { key: memberId },
+    );
+    const kolkata = { from: '2026-04-10', to: '2026-04-11', tz: 'Asia/Kolkata' };
+    const deadline = Date.now() + 30_000;
+    let r = await report(kolkata);
+    while (Date.now() < deadline && !(r.totals?.linked_event_count === 1 && r.totals?.input_tokens === 10)) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      r = await report(kolkata);
+    }
+    expect(r.rows).toEqual([
+      like({
+        group: { day: '2026-04-10' },
+        tracked_seconds: 1_800,
+        paused_seconds: 0,
+        session_count: 1,
+        linked_event_count: 0,
+        usage_cost: '0.000000002',
+        input_tokens: 10,
+        output_tokens: 5,
+      }),
+      like({
+        group: { day: '2026-04-11' },
+        tracked_seconds: 1_800,
+        session_count: 0,
+        linked_event_count: 1,
+        usage_cost: '0',
+        input_tokens: 0,
+      }),
+    ]);
+    // In the member's own zone the same hour is one day.
+    expect((await report({ from: '2026-04-10', to: '2026-04-11' })).rows).toEqual([
+      like({ group: { day: '2026-04-10' }, tracked_seconds: 3_600, session_count: 1, linked_event_count: 1, input_tokens: 10 }),
+    ]);
   }, 60_000);
 });

@@ -1,10 +1,18 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Query, Req, StreamableFile } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Get, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiOperation, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify/sync';
 import type { Type } from '@nestjs/common';
-import { ErrorCode, GetReport, SUMMARY_METRICS, type GetReportV1, type ReportKind, type ReportV1 } from '@worktrack/contracts';
+import {
+  ErrorCode,
+  GetReport,
+  SUMMARY_METRICS,
+  summaryRowsOf,
+  type GetReportV1,
+  type ReportKind,
+  type ReportV1,
+} from '@worktrack/contracts';
 import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
@@ -13,6 +21,7 @@ import type { Principal } from '../auth/principal';
 import { ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedQuery } from '../openapi/validation-schemas';
 import { reportQuery } from './report-query';
+import { summaryJson, type ReportMeta } from './summary-json';
 import { ActivityRowBody, PlateRowBody, ReportMetricsBody, ReportQueryDto, ReportSessionRowBody, SummaryRowBody } from './reports.dto';
 
 const GROUP_COLUMNS = {
@@ -52,15 +61,6 @@ const csvLines = (rows: unknown[][]): string => stringify(rows, { record_delimit
 const cell = (value: unknown): unknown => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join(';') : value);
 
 const wantsCsv = (accept: string | undefined): boolean => /(^|,)\s*text\/csv\b/i.test(accept ?? '');
-
-interface ReportMeta {
-  as_of: string;
-  tz: string;
-  from: string;
-  to: string;
-  totals?: Record<string, unknown>;
-  cursor?: string | null;
-}
 
 /** One report's JSON and CSV answers in the document. */
 function ApiReport(model: Type, description: string, extra: { totals?: boolean; cursor?: boolean } = {}): MethodDecorator {
@@ -124,8 +124,15 @@ export class ReportsController {
   @ApiValidatedQuery(ReportQueryDto)
   @ApiReport(SummaryRowBody, 'One row per group with any activity, and the totals.', { totals: true })
   @ApiErrors(ErrorCode.VALIDATION_FAILED)
-  summary(@CurrentPrincipal() p: Principal, @Query() q: ReportQueryDto, @Req() req: FastifyRequest) {
-    return this.answer('summary', p, q, req.headers.accept);
+  async summary(
+    @CurrentPrincipal() p: Principal,
+    @Query() q: ReportQueryDto,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const answer = await this.answer('summary', p, q, req.headers.accept);
+    if (typeof answer === 'string') void reply.type('application/json; charset=utf-8');
+    return answer;
   }
 
   @Get('sessions')
@@ -169,12 +176,13 @@ export class ReportsController {
     principal: Principal,
     query: ReportQueryDto,
     accept: string | undefined,
-  ): Promise<{ data: Array<Record<string, unknown>>; meta: ReportMeta } | StreamableFile> {
+  ): Promise<{ data: Array<Record<string, unknown>>; meta: ReportMeta } | StreamableFile | string> {
     const command: GetReportV1 = { actor: actorOf(principal), ...reportQuery(report, query, principal.profile?.timezone ?? 'UTC') };
     if (wantsCsv(accept)) return this.csv(command);
     const result = await this.send(command);
     const meta: ReportMeta = { as_of: result.asOf, tz: command.tz, from: command.from, to: command.to };
     if (report === 'summary') meta.totals = result.totals ?? {};
+    if (result.columns) return summaryJson(result.columns, meta);
     if (report === 'sessions') meta.cursor = result.nextCursor ?? null;
     return { data: result.rows, meta };
   }
@@ -205,6 +213,15 @@ export class ReportsController {
     const send = (c: GetReportV1): Promise<ReportV1> => this.send(c);
     async function* chunks(): AsyncGenerator<string> {
       yield csvLines([columns]);
+      if (first.columns) {
+        const batch: unknown[][] = [];
+        for (const row of summaryRowsOf(first.columns)) {
+          batch.push(line(row));
+          if (batch.length === CSV_PAGE) yield csvLines(batch.splice(0));
+        }
+        if (batch.length > 0) yield csvLines(batch);
+        return;
+      }
       let page = first;
       for (;;) {
         if (page.rows.length > 0) yield csvLines(page.rows.map(line));

@@ -1,8 +1,9 @@
 import { ReportingTables1765100000000 } from './migrations/1765100000000-ReportingTables';
+import { ReportingWeekBuckets1765300000000 } from './migrations/1765300000000-ReportingWeekBuckets';
 
 /** The reporting service owns exactly this Postgres schema. */
 export const reportingDatabase = {
   schema: 'reporting',
   entities: [],
-  migrations: [ReportingTables1765100000000],
+  migrations: [ReportingTables1765100000000, ReportingWeekBuckets1765300000000],
 };

@@ -73,3 +73,78 @@ export function recomputeSql(schema: string, grain: Grain): string {
      HAVING sum(tracked_ms) <> 0 OR sum(paused_ms) <> 0 OR sum(session_count) <> 0 OR sum(linked) <> 0 OR sum(outside) <> 0
          OR sum(cost) <> 0 OR sum(input_tokens) <> 0 OR sum(output_tokens) <> 0`;
 }
+
+/** The ISO week's Monday of a date (SQL). */
+const monday = (day: string): string => `(${day} - (extract(isodow FROM ${day})::int - 1))`;
+
+/**
+ * Rewrites the member's week buckets over every week the range touches, from
+ * its day buckets (after those are rewritten; same parameters as the day grain).
+ */
+export function rollUpWeeksSql(schema: string): [clear: string, write: string] {
+  const s = `"${schema}"`;
+  const lo = monday('($3::timestamptz AT TIME ZONE $5::text)::date');
+  const hi = monday("(($4::timestamptz - interval '1 microsecond') AT TIME ZONE $5::text)::date");
+  return [
+    `DELETE FROM ${s}.week_buckets WHERE member_id = $1 AND bucket BETWEEN ${lo} AND ${hi} AND $2::uuid IS NOT NULL`,
+    `INSERT INTO ${s}.week_buckets (workspace_id, member_id, bucket, work_type, project_id, goal_id, tracked_ms, paused_ms, session_count,
+                                    linked_event_count, outside_session_event_count, usage_cost, input_tokens, output_tokens)
+     SELECT $2::uuid, $1::uuid, ${monday('bucket')}, work_type, project_id, goal_id, sum(tracked_ms), sum(paused_ms), sum(session_count),
+            sum(linked_event_count), sum(outside_session_event_count), sum(usage_cost), sum(input_tokens), sum(output_tokens)
+       FROM ${s}.day_buckets WHERE member_id = $1 AND bucket BETWEEN ${lo} AND ${hi} + 6
+      GROUP BY 3, 4, 5, 6`,
+  ];
+}
+
+/**
+ * Day rows computed at query time from the facts, cut at the midnights of
+ * zone `tz` (D-50): for members in another zone when `tz` has an offset that
+ * is not a whole number of hours, where UTC hour buckets would put part of
+ * an hour on the wrong day. The same rules as the day buckets; one row per
+ * member, day and session keys, with the bucket columns' names.
+ * `members`, `from`, `to`, `tz` are SQL expressions (uuid[], date, date, text).
+ */
+export function factsByDaySql(schema: string, members: string, from: string, to: string, tz: string): string {
+  const s = `"${schema}"`;
+  return `WITH b AS (
+       SELECT d::date AS bucket, d AT TIME ZONE ${tz} AS b0, (d + interval '1 day') AT TIME ZONE ${tz} AS b1
+         FROM generate_series(${from}::date::timestamp, ${to}::date::timestamp, interval '1 day') d),
+     span AS (SELECT min(b0) AS lo, max(b1) AS hi FROM b),
+     sess AS (
+       SELECT x.* FROM ${s}.sessions x, span
+        WHERE x.member_id = ANY(${members}) AND x.state = 'closed' AND x.started_at < span.hi AND x.closed_at >= span.lo),
+     sess_rows AS (
+       SELECT x.member_id, b.bucket, x.work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id,
+              GREATEST(0, ${ms('LEAST(x.closed_at, b.b1) - GREATEST(x.started_at, b.b0)')}) AS total_ms,
+              COALESCE((SELECT sum(GREATEST(0, ${ms(`LEAST(COALESCE(p.resumed_at, x.closed_at), x.closed_at, b.b1) - GREATEST(p.paused_at, x.started_at, b.b0)`)}))
+                          FROM ${s}.session_pauses p WHERE p.session_id = x.session_id), 0) AS paused_ms,
+              CASE WHEN x.started_at >= b.b0 AND x.started_at < b.b1 THEN 1 ELSE 0 END AS started
+         FROM sess x JOIN b ON x.started_at < b.b1 AND (x.closed_at > b.b0 OR x.started_at >= b.b0)),
+     ev_rows AS (
+       SELECT e.member_id, b.bucket, COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id,
+              COALESCE(x.goal_id::text, '') AS goal_id,
+              count(*) FILTER (WHERE e.session_id IS NOT NULL) AS linked, count(*) FILTER (WHERE e.session_id IS NULL) AS outside
+         FROM span, ${s}.events e JOIN b ON e.occurred_at >= b.b0 AND e.occurred_at < b.b1
+         LEFT JOIN ${s}.sessions x ON x.session_id = e.session_id
+        WHERE e.member_id = ANY(${members}) AND e.occurred_at >= span.lo AND e.occurred_at < span.hi
+        GROUP BY 1, 2, 3, 4, 5),
+     us_rows AS (
+       SELECT u.member_id, b.bucket, COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id,
+              COALESCE(x.goal_id::text, '') AS goal_id,
+              COALESCE(sum(u.cost), 0) AS cost, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens
+         FROM span, ${s}.usage u JOIN b ON u.occurred_at >= b.b0 AND u.occurred_at < b.b1
+         LEFT JOIN ${s}.sessions x ON x.session_id = u.session_id
+        WHERE u.member_id = ANY(${members}) AND u.occurred_at >= span.lo AND u.occurred_at < span.hi
+        GROUP BY 1, 2, 3, 4, 5),
+     facts AS (
+       SELECT member_id, bucket, work_type, project_id, goal_id, total_ms - LEAST(paused_ms, total_ms) AS tracked_ms,
+              LEAST(paused_ms, total_ms) AS paused_ms, started AS session_count, 0::bigint AS linked, 0::bigint AS outside,
+              0::numeric AS cost, 0::bigint AS input_tokens, 0::bigint AS output_tokens
+         FROM sess_rows
+       UNION ALL SELECT member_id, bucket, work_type, project_id, goal_id, 0, 0, 0, linked, outside, 0, 0, 0 FROM ev_rows
+       UNION ALL SELECT member_id, bucket, work_type, project_id, goal_id, 0, 0, 0, 0, 0, cost, input_tokens, output_tokens FROM us_rows)
+     SELECT member_id, bucket AS day, work_type, project_id, goal_id, sum(tracked_ms) AS tracked_ms, sum(paused_ms) AS paused_ms,
+            sum(session_count) AS session_count, sum(linked) AS linked_event_count, sum(outside) AS outside_session_event_count,
+            sum(cost) AS usage_cost, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+       FROM facts GROUP BY 1, 2, 3, 4, 5`;
+}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { MemberV1, PlateItemAssignedV1, SessionChangedV1, StoredEventRefV1, StoredUsageRefV1 } from '@worktrack/contracts';
 import { schemaOf } from '@worktrack/platform';
-import { clearSql, recomputeSql, type Grain } from './buckets-sql';
+import { clearSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
 import { pausesOf, type StoredChange } from './pauses';
 
 /** A member's time range whose buckets must be computed again. */
@@ -96,6 +96,7 @@ export class ProjectionRepository {
         if (grain === 'day') params.push(zone);
         await m.query(clearSql(this.schema, grain), params);
         await m.query(recomputeSql(this.schema, grain), params);
+        if (grain === 'day') for (const sql of rollUpWeeksSql(this.schema)) await m.query(sql, params);
       }
     }
   }
@@ -277,6 +278,7 @@ export class ProjectionRepository {
     );
     if (held && held.timezone === member.timezone) return [];
     await m.query(`DELETE FROM ${this.s}.day_buckets WHERE member_id = $1`, [member.memberId]);
+    await m.query(`DELETE FROM ${this.s}.week_buckets WHERE member_id = $1`, [member.memberId]);
     const [range] = await m.query<Array<{ lo: Date | null; hi: Date | null }>>(
       `SELECT min(lo) AS lo, max(hi) AS hi FROM (
          SELECT min(started_at) AS lo, max(COALESCE(closed_at, now())) AS hi FROM ${this.s}.sessions WHERE member_id = $1

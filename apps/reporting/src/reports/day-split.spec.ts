@@ -1,4 +1,4 @@
-import { localDate, splitByDay, startOfDay } from './day-split';
+import { localDate, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 const at = (iso: string): Date => new Date(iso);
 const H = 3_600_000;
@@ -52,5 +52,29 @@ describe('splitByDay (D-50: a session split at each midnight of the zone)', () =
   it('localDate reads the calendar date in the zone', () => {
     expect(localDate(at('2026-03-28T23:30:00Z'), 'Europe/Berlin')).toBe('2026-03-29');
     expect(localDate(at('2026-03-28T23:30:00Z'), 'America/New_York')).toBe('2026-03-28');
+  });
+});
+
+describe('wholeWeeks (D-50: a summary by week reads whole ISO weeks from the week roll-up)', () => {
+  it('finds the first Monday and the last Sunday inside the period', () => {
+    expect(wholeWeeks('2025-01-01', '2025-12-31')).toEqual({ firstMonday: '2025-01-06', lastSunday: '2025-12-28' });
+    expect(wholeWeeks('2026-03-23', '2026-04-05')).toEqual({ firstMonday: '2026-03-23', lastSunday: '2026-04-05' });
+    expect(wholeWeeks('2026-03-24', '2026-04-05')).toEqual({ firstMonday: '2026-03-30', lastSunday: '2026-04-05' });
+  });
+
+  it('answers null when no whole week fits', () => {
+    expect(wholeWeeks('2026-03-28', '2026-03-30')).toBeNull();
+    expect(wholeWeeks('2026-03-24', '2026-03-30')).toBeNull();
+    expect(wholeWeeks('2026-03-30', '2026-03-30')).toBeNull();
+  });
+});
+
+describe("wholeHourOffsets (D-50: hour buckets cut a zone's days exactly only on whole-hour offsets)", () => {
+  it('holds for whole-hour zones across DST and not for quarter- and half-hour ones', () => {
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'Europe/Berlin')).toBe(true);
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'America/New_York')).toBe(true);
+    expect(wholeHourOffsets('2025-03-01', '2025-03-01', 'Asia/Kolkata')).toBe(false);
+    expect(wholeHourOffsets('2025-03-01', '2025-03-01', 'Asia/Kathmandu')).toBe(false);
+    expect(wholeHourOffsets('2025-01-01', '2025-12-31', 'Australia/Adelaide')).toBe(false);
   });
 });

@@ -73,3 +73,31 @@ export function splitByDay(startedAt: Date, end: Date, pauses: Pause[], tz: stri
   }
   return pieces;
 }
+
+/** The whole ISO weeks within `from` … `to`: the first Monday and the last Sunday; null when none fits. */
+export function wholeWeeks(from: string, to: string): { firstMonday: string; lastSunday: string } | null {
+  const day = (d: string): Date => new Date(`${d}T00:00:00Z`);
+  const isoDow = (d: Date): number => ((d.getUTCDay() + 6) % 7) + 1;
+  const first = day(from);
+  first.setUTCDate(first.getUTCDate() + ((8 - isoDow(first)) % 7));
+  const last = day(to);
+  last.setUTCDate(last.getUTCDate() - (isoDow(last) % 7));
+  if (last.getTime() - first.getTime() < 6 * 86_400_000) return null;
+  return { firstMonday: first.toISOString().slice(0, 10), lastSunday: last.toISOString().slice(0, 10) };
+}
+
+/**
+ * Whether every offset of `tz` from UTC during `from` … `to` is a whole
+ * number of hours (its midnights fall on UTC hours): then hour buckets cut
+ * its days exactly. Offsets are sampled twice a day, finer than any change.
+ */
+export function wholeHourOffsets(from: string, to: string, tz: string): boolean {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', minute: '2-digit' });
+  const end = new Date(`${to}T00:00:00Z`).getTime() + 2 * 86_400_000;
+  const start = new Date(`${from}T00:00:00Z`).getTime() - 86_400_000;
+  // The local minute of an instant on a whole UTC hour is the offset's minutes (every IANA offset is a multiple of 15 minutes).
+  for (let at = start; at <= end; at += 43_200_000) {
+    if (Number(format.formatToParts(at).find((p) => p.type === 'minute')?.value ?? 0) !== 0) return false;
+  }
+  return true;
+}

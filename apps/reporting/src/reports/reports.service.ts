@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1 } from '@worktrack/contracts';
+import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1, type SummaryColumnsV1 } from '@worktrack/contracts';
 import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { ReportingConfig } from '../reporting.config';
-import { localDate, nextDay, splitByDay, startOfDay } from './day-split';
+import { factsByDaySql } from '../projection/buckets-sql';
+import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 interface Metrics {
   tracked_ms: number;
@@ -77,6 +78,63 @@ function addDecimal(a: string, b: string): string {
   const abs = negative ? -sum : sum;
   const unit = 10n ** BigInt(scale);
   return decimal(`${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(scale, '0')}`);
+}
+
+/** A decimal string as an integer of 10^-9 units (D-47: 9 decimals at most). */
+function nanos(x: string): bigint {
+  const negative = x.startsWith('-');
+  const [whole, frac = ''] = (negative ? x.slice(1) : x).split('.');
+  const v = BigInt(whole || '0') * 1_000_000_000n + (frac === '' ? 0n : BigInt(frac.padEnd(9, '0').slice(0, 9)));
+  return negative ? -v : v;
+}
+
+/** 10^-9 units back to a decimal string without trailing zeros. */
+function fromNanos(v: bigint): string {
+  const negative = v < 0n;
+  const abs = negative ? -v : v;
+  return decimal(`${negative ? '-' : ''}${abs / 1_000_000_000n}.${(abs % 1_000_000_000n).toString().padStart(9, '0')}`);
+}
+
+/** A summary's groups as the columnar reply (D-50): key values once each, metrics as arrays. */
+class ColumnsBuilder {
+  private readonly keyValues: Array<Map<string | null, number>>;
+  readonly columns: SummaryColumnsV1;
+
+  constructor(keyNames: string[]) {
+    this.keyValues = keyNames.map(() => new Map<string | null, number>());
+    this.columns = {
+      keys: keyNames.map((name) => ({ name, values: [], index: [] })),
+      tracked_seconds: [],
+      paused_seconds: [],
+      session_count: [],
+      linked_event_count: [],
+      outside_session_event_count: [],
+      usage_cost: [],
+      input_tokens: [],
+      output_tokens: [],
+    };
+  }
+
+  push(key: Array<string | null>, m: Metrics): void {
+    const c = this.columns;
+    for (let i = 0; i < key.length; i++) {
+      const held = this.keyValues[i];
+      let at = held.get(key[i]);
+      if (at === undefined) {
+        at = c.keys[i].values.push(key[i]) - 1;
+        held.set(key[i], at);
+      }
+      c.keys[i].index.push(at);
+    }
+    c.tracked_seconds.push(Math.floor(m.tracked_ms / 1000));
+    c.paused_seconds.push(Math.floor(m.paused_ms / 1000));
+    c.session_count.push(m.session_count);
+    c.linked_event_count.push(m.linked_event_count);
+    c.outside_session_event_count.push(m.outside_session_event_count);
+    c.usage_cost.push(m.usage_cost);
+    c.input_tokens.push(m.input_tokens);
+    c.output_tokens.push(m.output_tokens);
+  }
 }
 
 const zero = (): Metrics => ({
@@ -238,10 +296,24 @@ export class ReportsService {
       const cols = `work_type, project_id, goal_id, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
                     usage_cost, input_tokens, output_tokens`;
       const branches: string[] = [];
-      if (sameZone.length > 0)
+      const weeks = q.groupBy.includes('week') && !q.groupBy.includes('day') ? wholeWeeks(q.from, q.to) : null;
+      const sameZoneRows = `workspace_id = $1 AND ($9::boolean OR member_id = ANY($7::uuid[]))`;
+      if (sameZone.length > 0 && weeks) {
+        // By week: whole weeks from the week roll-up (day = the week's Monday), the partial weeks at the ends from days.
+        const [first, last] = [p(weeks.firstMonday), p(weeks.lastSunday)];
+        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.week_buckets
+                        WHERE ${sameZoneRows} AND bucket BETWEEN ${first}::date AND ${last}::date - 6`);
         branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
-                        WHERE workspace_id = $1 AND bucket BETWEEN $2::date AND $3::date AND ($9::boolean OR member_id = ANY($7::uuid[]))`);
-      if (otherZone.length > 0)
+                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date AND bucket NOT BETWEEN ${first}::date AND ${last}::date`);
+      } else if (sameZone.length > 0)
+        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
+                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date`);
+      if (otherZone.length > 0 && !wholeHourOffsets(q.from, q.to, q.tz))
+        // Midnights of tz inside UTC hours (offsets of 15, 30 or 45 minutes): those members' days from the facts, exact.
+        branches.push(
+          `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f WHERE $1::uuid IS NOT NULL`,
+        );
+      else if (otherZone.length > 0)
         branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
                         WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
       const inner = `SELECT ${[...keys, ''].join(', ')}
@@ -264,6 +336,13 @@ export class ReportsService {
         return m.query<Array<Record<string, string | null>>>(sql, params);
       });
 
+      // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
+      const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
+      const lives = await this.liveSessions(
+        q,
+        members.map((m) => m.member_id),
+      );
+      if (lives.length === 0) return this.answer(rows, q, asOf);
       for (const row of rows) {
         const group: Record<string, string | null> = {};
         for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
@@ -278,13 +357,6 @@ export class ReportsService {
           output_tokens: Number(row.output_tokens ?? 0),
         });
       }
-      // D-50: a live session counts up to as_of, split at each midnight of tz.
-      const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
-      const lives = await this.liveSessions(
-        q,
-        members.map((m) => m.member_id),
-      );
-      if (lives.length === 0) return this.answer(rows, q, asOf);
       for (const live of lives) {
         for (const piece of splitByDay(live.started_at, asOf, live.pauses, q.tz)) {
           if (piece.day < q.from || piece.day > q.to) continue;
@@ -300,21 +372,28 @@ export class ReportsService {
       }
     }
     const totals = zero();
-    const rows: Array<Record<string, unknown>> = [];
+    const held: Array<{ order: string; group: Record<string, string | null>; metrics: Metrics }> = [];
     for (const { group, metrics } of groups.values()) {
       if (isZero(metrics)) continue;
       addInto(totals, metrics);
-      rows.push({ group, ...shown(metrics) });
+      held.push({ order: JSON.stringify(group), group, metrics });
     }
-    rows.sort((a, b) => JSON.stringify(a.group).localeCompare(JSON.stringify(b.group)));
-    return { rows, asOf: asOf.toISOString(), totals: shown(totals) };
+    held.sort((a, b) => a.order.localeCompare(b.order));
+    const out = new ColumnsBuilder(q.groupBy.map((g) => GROUP_KEY[g]));
+    for (const { group, metrics } of held)
+      out.push(
+        q.groupBy.map((g) => group[GROUP_KEY[g]] ?? null),
+        metrics,
+      );
+    return { rows: [], columns: out.columns, asOf: asOf.toISOString(), totals: shown(totals) };
   }
 
   /** The summary straight from the aggregate (one row per group, already ordered): no live session to add. */
   private answer(rows: Array<Record<string, string | null>>, q: GetReportV1, asOf: Date): ReportV1 {
     const totals = zero();
-    const out: Array<Record<string, unknown>> = [];
-    const costs: string[] = [];
+    let cost = 0n;
+    const out = new ColumnsBuilder(q.groupBy.map((g) => GROUP_KEY[g]));
+    const keys = q.groupBy.map((g) => GROUP_KEY[g]);
     for (const row of rows) {
       const metrics: Metrics = {
         tracked_ms: Number(row.tracked_ms ?? 0),
@@ -327,8 +406,6 @@ export class ReportsService {
         output_tokens: Number(row.output_tokens ?? 0),
       };
       if (isZero(metrics)) continue;
-      const group: Record<string, string | null> = {};
-      for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
       totals.tracked_ms += metrics.tracked_ms;
       totals.paused_ms += metrics.paused_ms;
       totals.session_count += metrics.session_count;
@@ -336,11 +413,14 @@ export class ReportsService {
       totals.outside_session_event_count += metrics.outside_session_event_count;
       totals.input_tokens += metrics.input_tokens;
       totals.output_tokens += metrics.output_tokens;
-      if (metrics.usage_cost !== '0') costs.push(metrics.usage_cost);
-      out.push({ group, ...shown(metrics) });
+      if (metrics.usage_cost !== '0') cost += nanos(metrics.usage_cost);
+      out.push(
+        keys.map((k) => row[k] ?? null),
+        metrics,
+      );
     }
-    totals.usage_cost = costs.reduce(addDecimal, '0');
-    return { rows: out, asOf: asOf.toISOString(), totals: shown(totals) };
+    totals.usage_cost = fromNanos(cost);
+    return { rows: [], columns: out.columns, asOf: asOf.toISOString(), totals: shown(totals) };
   }
 
   private async workspaceSize(workspaceId: string): Promise<number> {

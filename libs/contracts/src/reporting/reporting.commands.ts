@@ -71,13 +71,58 @@ export class GetReportV1 {
   @IsOptional() @IsInt() @Min(1) @Max(10_000) limit?: number;
 }
 
+/**
+ * One group key of a columnar summary: its distinct values once, and per
+ * group the position of its value in `values`.
+ */
+export class SummaryKeyColumnV1 {
+  /** The key's field in a row's `group`: `member_id`, `week`, … */
+  @IsString() name!: string;
+  @IsArray() values!: Array<string | null>;
+  @IsArray() index!: number[];
+}
+
+/**
+ * A summary's groups as columns (D-50): one entry per group in each array,
+ * in the answer's order; the group keys in `groupBy` order; every metric a
+ * number except `usage_cost`, an exact decimal string. Whole columns are
+ * checked as arrays (not element by element): a year of a large workspace
+ * has tens of thousands of groups, and the reporting service builds them.
+ */
+export class SummaryColumnsV1 {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => SummaryKeyColumnV1) keys!: SummaryKeyColumnV1[];
+  @IsArray() tracked_seconds!: number[];
+  @IsArray() paused_seconds!: number[];
+  @IsArray() session_count!: number[];
+  @IsArray() linked_event_count!: number[];
+  @IsArray() outside_session_event_count!: number[];
+  @IsArray() usage_cost!: string[];
+  @IsArray() input_tokens!: number[];
+  @IsArray() output_tokens!: number[];
+}
+
 /** A report's rows as the API shows them (snake_case fields), its `meta`, and the next page's cursor (sessions report). */
 export class ReportV1 {
+  /** Empty when the summary's groups come as `columns`. */
   @IsArray() @IsObject({ each: true }) rows!: Array<Record<string, unknown>>;
+  /** The summary's groups, columnar (the reporting service answers every summary so). */
+  @IsOptional() @ValidateNested() @Type(() => SummaryColumnsV1) columns?: SummaryColumnsV1;
   @IsString() asOf!: string;
   /** D-50: the summary's totals. */
   @IsOptional() @IsObject() totals?: Record<string, unknown>;
   @IsOptional() @IsString() nextCursor?: string | null;
+}
+
+/** The columnar summary's groups as rows `{ group, …metrics }` (D-50), one at a time. */
+export function* summaryRowsOf(columns: SummaryColumnsV1): Generator<Record<string, unknown>> {
+  const n = columns.tracked_seconds.length;
+  for (let i = 0; i < n; i++) {
+    const group: Record<string, string | null> = {};
+    for (const k of columns.keys) group[k.name] = k.values[k.index[i]] ?? null;
+    const row: Record<string, unknown> = { group };
+    for (const metric of SUMMARY_METRICS) row[metric] = columns[metric][i];
+    yield row;
+  }
 }
 
 export const GetReport = defineCommand({
