@@ -90,6 +90,13 @@ describe('distributed tracing end to end', () => {
     const queries = trace.filter((s) => s.service === 'worktrack-sessions' && isPostgres(s));
     expect(queries.length).toBeGreaterThan(0);
     for (const q of queries) expect(ancestors(trace, q).map((s) => s.spanId)).toContain(handled.spanId);
+    // The SessionChanged row the start's statement wrote carries its traceparent: its consumers link to the request.
+    const changed = await receiver.waitFor((spans) =>
+      spans.find(
+        (s) => s.kind === CONSUMER && s.name === 'process sessions.session.changed' && s.links.some((l) => l.traceId === request.traceId),
+      ),
+    );
+    expect(changed.traceId).not.toBe(request.traceId);
   });
 
   it("an event's correlation is a trace of its own, linked to the request that stored the event", async () => {

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { StoredUsageRefV1, UsageStored, type ActorV1 } from '@worktrack/contracts';
-import { checkedOutboxPayload, currentRequestId, jsonArrayParamSql, outboxInsertSql, type QueuedMessage } from '@worktrack/platform';
+import {
+  checkedOutboxPayload,
+  currentRequestId,
+  currentTraceparent,
+  jsonArrayParamSql,
+  outboxInsertSql,
+  type QueuedMessage,
+} from '@worktrack/platform';
 
 /** What `toISOString` gives for years 0000–9999: always a valid strict ISO 8601 instant. */
 const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -45,7 +52,13 @@ export class UsagePublisher {
     if (!refs.every((r) => CANONICAL_INSTANT.test(r.occurredAt))) {
       checkedOutboxPayload(UsageStored, { memberId: actor.memberId, workspaceId: actor.workspaceId, usage: refs });
     }
-    return { messageId: randomUUID(), requestId: currentRequestId() ?? null, insertSql: storedSql, refsJson: JSON.stringify(refs) };
+    return {
+      messageId: randomUUID(),
+      requestId: currentRequestId() ?? null,
+      traceparent: currentTraceparent() ?? null,
+      insertSql: storedSql,
+      refsJson: JSON.stringify(refs),
+    };
   }
 }
 
@@ -62,6 +75,7 @@ const storedSql: QueuedMessage<StoredUsageRefs>['insertSql'] = (at) =>
     key: at.memberId,
     messageId: at.messageId,
     requestId: at.requestId,
+    traceparent: at.traceparent,
     payload: {
       memberId: at.memberId,
       workspaceId: at.workspaceId,

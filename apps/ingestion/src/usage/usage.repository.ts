@@ -130,7 +130,7 @@ export class UsageRepository {
        ),
        fresh AS (SELECT id FROM inserted),
        queued AS (
-         ${message.insertSql({ schema, messageId: '$22::uuid', requestId: '$23::text', memberId: '$24::text', workspaceId: '$25::text', refs: '$26::jsonb' })}
+         ${message.insertSql({ schema, messageId: '$22::uuid', requestId: '$23::text', memberId: '$24::text', workspaceId: '$25::text', refs: '$26::jsonb', traceparent: '$27::text' })}
        )
        SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
       [
@@ -160,6 +160,7 @@ export class UsageRepository {
         batch.memberId,
         batch.workspaceId,
         message.refsJson,
+        message.traceparent ?? null,
       ],
     );
     return new Set(inserted.map((r) => r.id));

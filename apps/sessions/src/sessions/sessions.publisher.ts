@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { SessionChanged, type SessionChange } from '@worktrack/contracts';
-import { currentRequestId, enqueue, isoInstantSql, outboxInsertSql, type QueuedMessage } from '@worktrack/platform';
+import { currentRequestId, currentTraceparent, enqueue, isoInstantSql, outboxInsertSql, type QueuedMessage } from '@worktrack/platform';
 import type { SessionEntity } from './entities/session.entity';
 
 /**
@@ -31,7 +31,12 @@ export class SessionsPublisher {
    * so the contract holds by construction).
    */
   queued(): QueuedMessage<ChangedRefs> {
-    return { messageId: randomUUID(), requestId: currentRequestId() ?? null, insertSql: changedSql };
+    return {
+      messageId: randomUUID(),
+      requestId: currentRequestId() ?? null,
+      traceparent: currentTraceparent() ?? null,
+      insertSql: changedSql,
+    };
   }
 
   changed(manager: EntityManager, change: SessionChange, s: SessionEntity): Promise<void> {
@@ -69,6 +74,7 @@ const changedSql: QueuedMessage<ChangedRefs>['insertSql'] = (at) =>
     key: 'c.member_id::text',
     messageId: at.messageId,
     requestId: at.requestId,
+    traceparent: at.traceparent,
     payload: {
       change: at.change,
       sessionId: 'c.id',

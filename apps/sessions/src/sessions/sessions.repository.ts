@@ -357,6 +357,7 @@ export class SessionsRepository extends SchemaRepository {
       schema: this.schema,
       messageId: `${p(message.messageId)}::uuid`,
       requestId: `${p(message.requestId)}::text`,
+      traceparent: `${p(message.traceparent ?? null)}::text`,
       from: cte,
       change,
     });

@@ -63,7 +63,9 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     ],
   });
   sdk.start();
-  markTracingEnabled(true);
+  memoiseRequire();
+  const sampler = env.OTEL_TRACES_SAMPLER || 'parentbased_always_on';
+  markTracingEnabled(true, !['always_on', 'always_off', 'traceidratio'].includes(sampler));
   started = {
     shutdown: async () => {
       markTracingEnabled(false);
@@ -118,6 +120,39 @@ export class LinkFollowingSampler implements Sampler {
   toString(): string {
     return `LinkFollowingSampler{${this.delegate.toString()}}`;
   }
+}
+
+/**
+ * The instrumentations' require hook (require-in-the-middle, installed by
+ * `sdk.start()`) resolves the file name of every `require()` call to see
+ * whether it is a module to patch, bypassing Node's own resolution cache.
+ * kafkajs requires its protocol's request modules inside each produce and
+ * fetch, so with tracing on every Kafka request paid a full resolution (a
+ * few % of the CPU of a command in bench:rpc). In front of that hook, a
+ * `require(id)` that already returned a fully loaded module from the same
+ * calling file returns the same exports again, as the hook itself would.
+ */
+function memoiseRequire(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Module = require('node:module') as {
+    prototype: { require: (this: { filename?: string }, id: string) => unknown };
+    _cache: Record<string, { loaded: boolean; exports: unknown } | undefined>;
+    _resolveFilename: (id: string, parent: unknown) => string;
+  };
+  const hooked = Module.prototype.require;
+  const seen = new Map<string, { filename: string; exports: unknown }>();
+  Module.prototype.require = function memoisedRequire(this: { filename?: string }, id: string): unknown {
+    const key = this.filename === undefined ? undefined : `${this.filename}\0${id}`;
+    const hit = key === undefined ? undefined : seen.get(key);
+    // Still in Node's cache (nobody deleted it from require.cache): the same module as before.
+    if (hit !== undefined && Module._cache[hit.filename] !== undefined) return hit.exports;
+    const exports = hooked.call(this, id);
+    if (key !== undefined && (id.startsWith('./') || id.startsWith('../'))) {
+      const filename = Module._resolveFilename(id, this);
+      if (Module._cache[filename]?.loaded === true) seen.set(key, { filename, exports });
+    }
+    return exports;
+  };
 }
 
 /** Flushes and stops the SDK, if it was started (the drain's last step). */

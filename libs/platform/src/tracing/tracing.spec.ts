@@ -1,5 +1,15 @@
 import { contractHeaders } from '../kafka/message';
-import { formatTraceparent, parseTraceparent, tracingEnabled, withKafkaSpan, withSpan } from './tracing';
+import { context as otelContext, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  currentTraceparent,
+  formatTraceparent,
+  markTracingEnabled,
+  parseTraceparent,
+  tracingEnabled,
+  withKafkaSpan,
+  withSpan,
+} from './tracing';
 import { startTracing } from './start-tracing';
 
 const INSTRUMENTED = [
@@ -42,5 +52,24 @@ describe('W3C traceparent', () => {
     ['the forbidden version ff', 'ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'],
   ])('ignores %s', (_, header) => {
     expect(parseTraceparent(header)).toBeUndefined();
+  });
+});
+
+describe('a command whose parent is not sampled (parent-based sampling)', () => {
+  afterEach(() => {
+    markTracingEnabled(false);
+    otelContext.disable();
+  });
+
+  it('makes no span: the handler runs with the parent active, so its traceparent travels on as it came', async () => {
+    otelContext.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    markTracingEnabled(true, true);
+    const unsampled = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    const seen = await withKafkaSpan('process spec.command', { relation: 'child', traceparents: [unsampled] }, async () => {
+      await Promise.resolve();
+      return { traceparent: currentTraceparent(), recording: trace.getActiveSpan()?.isRecording() };
+    });
+    expect(seen).toEqual({ traceparent: unsampled, recording: false });
+    expect(contractHeaders({ type: 't', version: 1 }, {})).not.toHaveProperty('traceparent');
   });
 });

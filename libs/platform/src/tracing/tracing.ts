@@ -34,9 +34,13 @@ let enabled = false;
 /** Whether the SDK was started in this process (OTEL_EXPORTER_OTLP_ENDPOINT set). */
 export const tracingEnabled = (): boolean => enabled;
 
-/** For `startTracing` only. */
-export function markTracingEnabled(value: boolean): void {
+/** Whether a child of an unsampled parent may still be recorded (a sampler that is not parent-based). */
+let unsampledParentsDecide = true;
+
+/** For `startTracing` only. `parentBased`: the sampler follows the parent's decision (the `parentbased_*` samplers). */
+export function markTracingEnabled(value: boolean, parentBased = true): void {
   enabled = value;
+  unsampledParentsDecide = parentBased;
 }
 
 const tracer = () => trace.getTracer(TRACER_NAME);
@@ -101,6 +105,9 @@ export function withKafkaSpan<T>(name: string, options: KafkaSpanOptions, fn: ()
   let links: Link[] | undefined;
   if (options.relation === 'child' && parents.length > 0) {
     parent = trace.setSpanContext(ROOT_CONTEXT, parents[0]);
+    // An unsampled parent's child is not recorded either (parent-based sampling): no span is
+    // made, the parent's context is only made active so its traceparent travels on as it came.
+    if (unsampledParentsDecide && !isSampled(parents[0])) return otelContext.with(parent, fn);
   } else if (parents.length > 0) {
     // A sampled origin makes the consumer's trace sampled too (LinkFollowingSampler).
     links = parents.map((sc) => ({ context: sc }));
