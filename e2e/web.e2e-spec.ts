@@ -446,7 +446,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe(`worktrack-summary-${from}-to-${to}.csv`);
-    const csv = readFileSync((await download.path())!, 'utf8');
+    const csv = readFileSync(await download.path(), 'utf8');
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^day,work_type,tracked_seconds,/);
     expect(lines.filter((l) => l.startsWith(today.toISODate()!)).length).toBeGreaterThan(0);
