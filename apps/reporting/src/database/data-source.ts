@@ -1,9 +1,9 @@
 import { ReportingTables1765100000000 } from './migrations/1765100000000-ReportingTables';
-import { ReportingPlateOutcomes1765100000001 } from './migrations/1765100000001-ReportingPlateOutcomes';
+import { ReportingPlateOutcomes1765400000000 } from './migrations/1765400000000-ReportingPlateOutcomes';
 
 /** The reporting service owns exactly this Postgres schema. */
 export const reportingDatabase = {
   schema: 'reporting',
   entities: [],
-  migrations: [ReportingTables1765100000000, ReportingPlateOutcomes1765100000001],
+  migrations: [ReportingTables1765100000000, ReportingPlateOutcomes1765400000000],
 };

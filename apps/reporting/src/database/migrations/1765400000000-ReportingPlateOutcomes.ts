@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * be applied before its assignment, so `overflowed` takes a default the
  * assignment then sets.
  */
-export class ReportingPlateOutcomes1765100000001 implements MigrationInterface {
-  name = 'ReportingPlateOutcomes1765100000001';
+export class ReportingPlateOutcomes1765400000000 implements MigrationInterface {
+  name = 'ReportingPlateOutcomes1765400000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "reporting"."plate_items"
