@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DateTime } from 'luxon';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
@@ -30,8 +31,8 @@ interface AxeResult {
 
 /**
  * D-44 end to end: the built app served by the real gateway, in Debian's
- * headless Chromium, against identity, sessions, plate, ingestion and
- * correlation running as processes.
+ * headless Chromium, against identity, sessions, plate, ingestion,
+ * correlation and reporting running as processes.
  */
 describe('D-44: the web app in a browser against the real stack', () => {
   jest.setTimeout(180_000);
@@ -91,7 +92,7 @@ describe('D-44: the web app in a browser against the real stack', () => {
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
     // One after another, each kept for afterAll: six processes starting at once on a busy machine miss the readiness bound.
-    for (const app of ['identity', 'sessions', 'plate', 'ingestion', 'correlation']) {
+    for (const app of ['identity', 'sessions', 'plate', 'ingestion', 'correlation', 'reporting']) {
       processes.push(await startAppProcess(app, { PUBLIC_URL: publicUrl }, 90_000));
     }
     gateway = await startAppProcess('gateway', { HTTP_PORT: String(port), PUBLIC_URL: publicUrl, REQUEST_TIMEOUT_MS: '5000' }, 90_000);
@@ -395,6 +396,61 @@ describe('D-44: the web app in a browser against the real stack', () => {
       status = (await call(gateway.url, 'GET', '/v1/me', { token: third.token })).status; // refused within 5 s
     }
     expect(status).toBe(401);
+  });
+
+  it("shows this week's tracked time of a recorded session on Reports, and downloads the CSV (D-50, D-51)", async () => {
+    const me = await call<{ data: { timezone: string } }>(gateway.url, 'GET', '/v1/me', { token: ada.token });
+    const tz = me.body.data.timezone;
+    const today = DateTime.now().setZone(tz);
+    const from = today.startOf('week').toISODate()!; // ISO weeks start on Monday, as the page's do
+    const to = today.startOf('week').plus({ days: 6 }).toISODate()!;
+    const now = Date.now();
+    const block = await call(gateway.url, 'POST', '/v1/sessions', {
+      token: ada.token,
+      body: {
+        intent_text: `Reports block ${run}`,
+        source: 'manual',
+        started_at: new Date(now - 90 * 60_000).toISOString(),
+        ended_at: new Date(now - 5 * 60_000).toISOString(),
+      },
+    });
+    expect(block.status).toBe(201);
+    const tracked = async (): Promise<number> => {
+      const res = await call<{ meta: { totals: { tracked_seconds: number } } }>(
+        gateway.url,
+        'GET',
+        `/v1/reports/summary?from=${from}&to=${to}&tz=${encodeURIComponent(tz)}`,
+        { token: ada.token },
+      );
+      expect(res.status).toBe(200);
+      return res.body.meta.totals.tracked_seconds;
+    };
+    // The block is in the reports within 2 seconds of its answer (D-52); other tests' sessions this week add to it.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const before = await tracked();
+    expect(before).toBeGreaterThanOrEqual(85 * 60);
+
+    await page.goto(`${gateway.url}/reports`);
+    await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
+    const shown = page.locator('dl.totals > div:has(dt:text-is("Tracked")) > dd');
+    await shown.waitFor();
+    const text = (await shown.textContent()) ?? '';
+    const after = await tracked();
+    const match = /^(\d+) h (\d{2}) min$/.exec(text);
+    expect(match).not.toBeNull();
+    const seconds = (Number(match![1]) * 60 + Number(match![2])) * 60;
+    // Whole minutes of the page's own read, between the API's answers before and after it (a live session may tick).
+    expect(seconds).toBeGreaterThanOrEqual(Math.floor(before / 60) * 60);
+    expect(seconds).toBeLessThanOrEqual(after);
+    expect(await page.getByRole('table', { name: 'Tracked time by day' }).getByRole('row').count()).toBe(8); // a header and 7 days
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe(`worktrack-summary-${from}-to-${to}.csv`);
+    const csv = readFileSync(await download.path(), 'utf8');
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toMatch(/^day,work_type,tracked_seconds,/);
+    expect(lines.filter((l) => l.startsWith(today.toISODate()!)).length).toBeGreaterThan(0);
+    await page.getByRole('status').filter({ hasText: 'The CSV file is downloaded.' }).waitFor();
   });
 
   it('has no serious or critical axe violation on Reports, and keeps a 375 px screenshot of Today', async () => {

@@ -5,18 +5,26 @@ import {
   AssignPlateItem,
   CompletePlateItem,
   GetPlate,
+  Header,
   MemberState,
+  parsePayload,
+  PlateItemAssigned,
+  PlateItemCompleted,
+  Topics,
   toMemberProfile,
   type ActorV1,
   type MemberV1,
   type WorkingHours,
 } from '@worktrack/contracts';
 import { DataSource } from 'typeorm';
-import { CommandClient, startService } from '@worktrack/platform';
+import { CommandClient, readHeaders, startService } from '@worktrack/platform';
 import { eventually, MessagePublisher, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { PlateConfig } from '../src/plate.config';
 import { PlateAppModule } from '../src/app.module';
 import { PlateService } from '../src/plate/plate.service';
+
+/** A partial match inside toEqual (typed). */
+const like = (expected: Record<string, unknown>): unknown => expect.objectContaining(expected) as unknown;
 
 const nineToFive = [{ start: '09:00', end: '17:00' }];
 const MON_FRI: WorkingHours = { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive, sat: [], sun: [] };
@@ -160,6 +168,71 @@ describe('plate: assign with capacity and overflow (D-32 … D-35)', () => {
     expect(plate).toMatchObject({ date: day, capacity: 1, activeCount: 1 });
     expect(plate.items.map((i) => i.done)).toEqual([true, false]);
   });
+
+  it('announces assignments with the asked-for day and each completion once on plate.events, contract-shaped (D-32, D-33, D-51)', async () => {
+    const lead = await member();
+    const dev = await member({ plateCapacity: 1 });
+    await Promise.all([known(lead), known(dev)]);
+    const day = nextWeekday(1);
+    const first = await assign(lead, dev, day);
+    const second = await assign(lead, dev, day);
+    expect(second.overflowed).toBe(true);
+    await rpc.send(CompletePlateItem, { actor: actor(dev), plateItemId: first.plateItemId, done: true }, { key: dev.memberId });
+    await rpc.send(CompletePlateItem, { actor: actor(lead), plateItemId: first.plateItemId, done: true }, { key: lead.memberId });
+    const ours = new Set([first.plateItemId, second.plateItemId]);
+    const seen: Array<{ type: string; key: string | null; payload: { plateItemId: string } }> = [];
+    const reader = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`test-plate-events-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.plateEvents)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: ({ message }) => {
+        const headers = readHeaders(message.headers);
+        const type = headers[Header.type];
+        const plain: unknown = JSON.parse(String(message.value));
+        let payload: { plateItemId: string };
+        if (type === PlateItemAssigned.type) payload = parsePayload(PlateItemAssigned.payload, plain);
+        else if (type === PlateItemCompleted.type) payload = parsePayload(PlateItemCompleted.payload, plain);
+        else throw new Error(`unexpected ${type} on plate.events`);
+        if (ours.has(payload.plateItemId)) seen.push({ type, key: message.key?.toString() ?? null, payload });
+        return Promise.resolve();
+      },
+    });
+    try {
+      await eventually(() => seen.length >= 3, 'plate.events', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(seen).toEqual([
+        {
+          type: 'plate.item.assigned',
+          key: dev.memberId,
+          payload: like({ plateItemId: first.plateItemId, plateDate: day, requestedDate: day, overflowed: false }),
+        },
+        {
+          type: 'plate.item.assigned',
+          key: dev.memberId,
+          payload: like({
+            plateItemId: second.plateItemId,
+            plateDate: second.plateDate,
+            requestedDate: day,
+            overflowed: true,
+          }),
+        },
+        {
+          type: 'plate.item.completed',
+          key: dev.memberId,
+          payload: like({
+            plateItemId: first.plateItemId,
+            assigneeId: dev.memberId,
+            completedBy: dev.memberId,
+            plateDate: day,
+            workspaceId: workspace,
+          }),
+        },
+      ]);
+    } finally {
+      await reader.stop();
+    }
+  }, 60_000);
 
   it('refuses unknown and foreign assignees, and report_only credentials', async () => {
     const lead = await member();

@@ -7,6 +7,8 @@ import {
   GetReport,
   summaryRowsOf,
   MemberState,
+  PlateItemAssigned,
+  PlateItemCompleted,
   SessionChanged,
   UsageStored,
   type ActorV1,
@@ -359,4 +361,74 @@ describe('reporting projection (D-50, ADR 0018)', () => {
       like({ group: { day: '2026-04-10' }, tracked_seconds: 3_600, session_count: 1, linked_event_count: 1, input_tokens: 10 }),
     ]);
   }, 60_000);
+  it('the plate report counts done items and overflow in and out, whatever order and however often the plate messages come (D-51)', async () => {
+    // Hand-computed: capacity 6 (the member's); on 2027-02-01 two items asked for and landed there, one done;
+    // one item asked for 2027-02-01 landed on 2027-02-02 (out on the 1st, in on the 2nd), and it is done.
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const assigned = (plateItemId: string, plateDate: string, requestedDate: string) => ({
+      plateItemId,
+      workspaceId: workspace,
+      assigneeId: memberId,
+      assignedBy: memberId,
+      title: 't',
+      plateDate,
+      overflowed: plateDate !== requestedDate,
+      requestedDate,
+      createdAt: '2027-01-30T09:00:00.000Z',
+    });
+    const completed = (plateItemId: string, plateDate: string) => ({
+      plateItemId,
+      workspaceId: workspace,
+      assigneeId: memberId,
+      completedBy: memberId,
+      plateDate,
+      doneAt: '2027-02-02T10:00:00.000Z',
+    });
+    // The completion of c before its assignment; a's assignment and completion twice.
+    await publisher.publish(PlateItemCompleted, completed(c, '2027-02-02'), { key: memberId });
+    await publisher.publish(PlateItemAssigned, assigned(a, '2027-02-01', '2027-02-01'), { key: memberId });
+    await publisher.publish(PlateItemAssigned, assigned(b, '2027-02-01', '2027-02-01'), { key: memberId });
+    await publisher.publish(PlateItemCompleted, completed(a, '2027-02-01'), { key: memberId });
+    await publisher.publish(PlateItemAssigned, assigned(a, '2027-02-01', '2027-02-01'), { key: memberId });
+    await publisher.publish(PlateItemCompleted, completed(a, '2027-02-01'), { key: memberId });
+    await publisher.publish(PlateItemAssigned, assigned(c, '2027-02-02', '2027-02-01'), { key: memberId });
+    const expected = [
+      { assignee_id: memberId, day: '2027-02-01', capacity: 6, assigned: 2, done: 1, overflowed_in: 0, overflowed_out: 1 },
+      { assignee_id: memberId, day: '2027-02-02', capacity: 6, assigned: 1, done: 1, overflowed_in: 1, overflowed_out: 0 },
+    ];
+    const plate = () => report({ report: 'plate', from: '2027-02-01', to: '2027-02-03', tz: 'UTC', groupBy: [] });
+    const deadline = Date.now() + 30_000;
+    let r = await plate();
+    while (JSON.stringify(r.rows) !== JSON.stringify(expected) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      r = await plate();
+    }
+    expect(r.rows).toEqual(expected);
+
+    // The same facts applied straight to the projection, completion first and each twice: the same rows.
+    const projection = app.get(ProjectionRepository);
+    const [d] = [randomUUID()];
+    await projection.consume(
+      [{ topic: `plate-${d}`, partition: 0, offset: '0', payload: completed(d, '2027-02-03') }],
+      async (m, fresh) => {
+        for (const x of fresh) await projection.plateCompleted(m, x);
+        await projection.plateCompleted(m, fresh[0]);
+        return [];
+      },
+    );
+    await projection.consume(
+      [{ topic: `plate-${d}`, partition: 0, offset: '1', payload: assigned(d, '2027-02-03', '2027-02-02') }],
+      async (m, fresh) => {
+        for (const x of fresh) await projection.plate(m, x);
+        await projection.plate(m, fresh[0]);
+        return [];
+      },
+    );
+    const withD = await plate();
+    expect(withD.rows).toEqual([
+      expected[0],
+      { ...expected[1], overflowed_out: 1 },
+      { assignee_id: memberId, day: '2027-02-03', capacity: 6, assigned: 1, done: 1, overflowed_in: 1, overflowed_out: 0 },
+    ]);
+  }, 90_000);
 });

@@ -118,7 +118,7 @@ export const Topics = {
     name: 'plate.events',
     partitions: 6,
     retentionMs: -1, // kept forever: the reporting projection rebuilds from it (ADR 0018)
-    description: 'Items put on plates (D-33), keyed by the assignee member id; read by webhooks.',
+    description: 'Items put on plates (D-33) and marked done (D-32), keyed by the assignee member id; read by webhooks and reporting.',
   },
   correlationLinks: {
     name: 'correlation.links',

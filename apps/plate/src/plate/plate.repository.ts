@@ -91,15 +91,24 @@ export class PlateRepository extends SchemaRepository {
     return { activeCount: counter[0]?.active_count ?? 0, items };
   }
 
-  /** Marks an item done once and frees its slot; returns the item (done or not) when the caller may see it. */
-  async complete(manager: EntityManager, workspaceId: string, itemId: string, callerId: string): Promise<ItemRow | null> {
+  /**
+   * Marks an item done once and frees its slot; returns the item (done or not)
+   * when the caller may see it, and whether this call is the one that marked it.
+   */
+  async complete(
+    manager: EntityManager,
+    workspaceId: string,
+    itemId: string,
+    callerId: string,
+  ): Promise<{ item: ItemRow; completedNow: boolean } | null> {
     const found = await manager.query<ItemRow[]>(
       `SELECT ${ITEM_COLUMNS} FROM "${this.schema}"."plate_items"
         WHERE id = $1 AND workspace_id = $2 AND (assignee_id = $3 OR assigned_by = $3) FOR UPDATE`,
       [itemId, workspaceId, callerId],
     );
     const item = found[0];
-    if (!item || item.done_at) return item ?? null;
+    if (!item) return null;
+    if (item.done_at) return { item, completedNow: false };
     const done = await queryRows<ItemRow>(
       manager,
       `UPDATE "${this.schema}"."plate_items" SET done_at = now() WHERE id = $1 RETURNING ${ITEM_COLUMNS}`,
@@ -109,6 +118,6 @@ export class PlateRepository extends SchemaRepository {
       `UPDATE "${this.schema}"."plate_days" SET active_count = active_count - 1 WHERE member_id = $1 AND plate_date = $2 AND active_count > 0`,
       [item.assignee_id, item.plate_date],
     );
-    return done[0];
+    return { item: done[0], completedNow: true };
   }
 }

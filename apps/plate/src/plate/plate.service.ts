@@ -125,6 +125,7 @@ export class PlateService {
           title: item.title,
           plateDate: date,
           overflowed: date !== requested,
+          requestedDate: requested,
           createdAt: new Date(item.created_at).toISOString(),
         });
         return {
@@ -161,7 +162,21 @@ export class PlateService {
   }
 
   async complete(actor: ActorV1, plateItemId: string): Promise<PlateItemV1> {
-    const item = await this.plate.transaction((manager) => this.plate.complete(manager, actor.workspaceId, plateItemId, actor.memberId));
+    const item = await this.plate.transaction(async (manager) => {
+      const found = await this.plate.complete(manager, actor.workspaceId, plateItemId, actor.memberId);
+      // D-32, D-51: announced once, in the transaction that marks it done.
+      if (found?.completedNow && found.item.done_at) {
+        await this.publisher.completed(manager, {
+          plateItemId: found.item.id,
+          workspaceId: found.item.workspace_id,
+          assigneeId: found.item.assignee_id,
+          completedBy: actor.memberId,
+          plateDate: found.item.plate_date,
+          doneAt: new Date(found.item.done_at).toISOString(),
+        });
+      }
+      return found?.item ?? null;
+    });
     if (!item) throw plateItemNotFound(plateItemId);
     return toPlateItemV1(item);
   }

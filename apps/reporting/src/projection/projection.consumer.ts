@@ -5,6 +5,7 @@ import {
   EventsStored,
   MemberState,
   PlateItemAssigned,
+  PlateItemCompleted,
   SessionChanged,
   UsageLinked,
   UsageStored,
@@ -16,7 +17,7 @@ import { ProjectionService } from './projection.service';
 /**
  * The reporting projection (ADR 0018): fed only by topics — session
  * changes, events stored and linked, usage stored and linked, members, plate
- * items.
+ * items assigned and completed.
  */
 @Controller()
 export class ProjectionConsumer {
@@ -55,5 +56,10 @@ export class ProjectionConsumer {
   @HandleEvents(PlateItemAssigned, { group: 'reporting.plate', concurrency: 6 })
   plate(@Payload() items: Array<PayloadOf<typeof PlateItemAssigned>>, @Ctx() ctx: ContractContext): Promise<void> {
     return this.projection.plate(items, ctx);
+  }
+
+  @HandleEvents(PlateItemCompleted, { group: 'reporting.plate', concurrency: 6 })
+  plateCompleted(@Payload() items: Array<PayloadOf<typeof PlateItemCompleted>>, @Ctx() ctx: ContractContext): Promise<void> {
+    return this.projection.plateCompleted(items, ctx);
   }
 }

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { MemberV1, PlateItemAssignedV1, SessionChangedV1, StoredEventRefV1, StoredUsageRefV1 } from '@worktrack/contracts';
+import type {
+  MemberV1,
+  PlateItemAssignedV1,
+  PlateItemCompletedV1,
+  SessionChangedV1,
+  StoredEventRefV1,
+  StoredUsageRefV1,
+} from '@worktrack/contracts';
 import { schemaOf } from '@worktrack/platform';
 import { clearSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
 import { pausesOf, type StoredChange } from './pauses';
@@ -290,12 +297,31 @@ export class ProjectionRepository {
     return [{ memberId: member.memberId, workspaceId: member.workspaceId, lo: range.lo, hi: new Date(range.hi.getTime() + 1) }];
   }
 
-  /** PlateItemAssigned: one row per item (D-51's plate report reads them). */
+  /**
+   * PlateItemAssigned: one row per item (D-51's plate report reads them). It
+   * sets only what the assignment knows, so it commutes with the item's
+   * completion and a redelivery changes nothing.
+   */
   async plate(m: EntityManager, item: PlateItemAssignedV1): Promise<void> {
     await m.query(
-      `INSERT INTO ${this.s}.plate_items (plate_item_id, workspace_id, assignee_id, plate_date, overflowed) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING`,
-      [item.plateItemId, item.workspaceId, item.assigneeId, item.plateDate, item.overflowed],
+      `INSERT INTO ${this.s}.plate_items (plate_item_id, workspace_id, assignee_id, plate_date, overflowed, requested_date)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (plate_item_id) DO UPDATE SET overflowed = EXCLUDED.overflowed,
+         requested_date = COALESCE(EXCLUDED.requested_date, plate_items.requested_date)`,
+      [item.plateItemId, item.workspaceId, item.assigneeId, item.plateDate, item.overflowed, item.requestedDate ?? null],
+    );
+  }
+
+  /**
+   * PlateItemCompleted (D-32): the item's `done_at`, the first one kept. Applied
+   * before the assignment it creates the row from the completion's own day.
+   */
+  async plateCompleted(m: EntityManager, item: PlateItemCompletedV1): Promise<void> {
+    await m.query(
+      `INSERT INTO ${this.s}.plate_items (plate_item_id, workspace_id, assignee_id, plate_date, done_at)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (plate_item_id) DO UPDATE SET done_at = LEAST(plate_items.done_at, EXCLUDED.done_at)`,
+      [item.plateItemId, item.workspaceId, item.assigneeId, item.plateDate, item.doneAt],
     );
   }
 

@@ -4,6 +4,7 @@ import type {
   EventsStored,
   MemberState,
   PlateItemAssigned,
+  PlateItemCompleted,
   SessionChanged,
   UsageLinked,
   UsageStored,
@@ -72,6 +73,13 @@ export class ProjectionService {
   plate(items: Array<PayloadOf<typeof PlateItemAssigned>>, ctx: ContractContext): Promise<void> {
     return this.projection.consume(positioned(items, ctx), async (m, fresh) => {
       for (const item of fresh) await this.projection.plate(m, item);
+      return [];
+    });
+  }
+
+  plateCompleted(items: Array<PayloadOf<typeof PlateItemCompleted>>, ctx: ContractContext): Promise<void> {
+    return this.projection.consume(positioned(items, ctx), async (m, fresh) => {
+      for (const item of fresh) await this.projection.plateCompleted(m, item);
       return [];
     });
   }

@@ -578,12 +578,30 @@ export class ReportsService {
     };
   }
 
-  /** D-51: per assignee and plate day, the items put there and how many overflowed into it. */
+  /**
+   * D-51: per assignee and plate day, the items put there, those done, those
+   * that landed there from an earlier asked-for day (in) and those asked for
+   * that day that landed later (out, counted on the asked-for day).
+   */
   private async plate(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
     if (members.length === 0) return { rows: [], asOf: asOf.toISOString() };
-    const rows = await this.dataSource.query<Array<{ assignee_id: string; day: string; assigned: string; overflowed_in: string }>>(
-      `SELECT assignee_id, to_char(plate_date, 'YYYY-MM-DD') AS day, count(*) AS assigned, count(*) FILTER (WHERE overflowed) AS overflowed_in
-         FROM ${this.s}.plate_items WHERE workspace_id = $1 AND assignee_id = ANY($2::uuid[]) AND plate_date BETWEEN $3::date AND $4::date
+    const rows = await this.dataSource.query<
+      Array<{ assignee_id: string; day: string; assigned: string; done: string; overflowed_in: string; overflowed_out: string }>
+    >(
+      `SELECT assignee_id, to_char(day, 'YYYY-MM-DD') AS day,
+              sum(assigned) AS assigned, sum(done) AS done, sum(overflowed_in) AS overflowed_in, sum(overflowed_out) AS overflowed_out
+         FROM (
+           SELECT assignee_id, plate_date AS day, count(*) AS assigned, count(done_at) AS done,
+                  count(*) FILTER (WHERE overflowed) AS overflowed_in, 0 AS overflowed_out
+             FROM ${this.s}.plate_items
+            WHERE workspace_id = $1 AND assignee_id = ANY($2::uuid[]) AND plate_date BETWEEN $3::date AND $4::date
+            GROUP BY 1, 2
+           UNION ALL
+           SELECT assignee_id, requested_date, 0, 0, 0, count(*)
+             FROM ${this.s}.plate_items
+            WHERE workspace_id = $1 AND assignee_id = ANY($2::uuid[]) AND requested_date BETWEEN $3::date AND $4::date
+              AND requested_date IS NOT NULL AND requested_date <> plate_date
+            GROUP BY 1, 2) r
         GROUP BY 1, 2 ORDER BY 2, 1`,
       [q.actor.workspaceId, members.map((m) => m.member_id), q.from, q.to],
     );
@@ -594,9 +612,9 @@ export class ReportsService {
         day: r.day,
         capacity: capacity.get(r.assignee_id) ?? 0,
         assigned: Number(r.assigned),
-        done: 0,
+        done: Number(r.done),
         overflowed_in: Number(r.overflowed_in),
-        overflowed_out: 0,
+        overflowed_out: Number(r.overflowed_out),
       })),
       asOf: asOf.toISOString(),
     };

@@ -68,8 +68,8 @@ export async function unwrap<T>(call: Promise<Result<{ data: T }>>): Promise<T> 
 }
 
 /**
- * Routes the served document does not describe yet (sign-in, invites, reports:
- * D-38 … D-43, D-50 … D-52), through the same credential handling.
+ * Routes the served document does not describe yet (sign-in, invites:
+ * D-38 … D-43), through the same credential handling.
  */
 export async function request<T>(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<T> {
   const init: RequestInit = { method, headers: { accept }, credentials: 'same-origin' };
