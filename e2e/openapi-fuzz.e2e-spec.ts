@@ -364,6 +364,9 @@ interface HostileCase {
 }
 
 /** Answered status and, for an error, its envelope (already checked against D-1/D-2 by `send`). */
+/** The single sign-on routes a browser navigates to (D-41): they answer redirects and HTML pages. */
+const isNavigation = (where: string): boolean => /^GET \/auth\/oidc\/\{[^}]+\}\/(start|callback)$/.test(where);
+
 interface Answer {
   status: number;
   error?: { code: string; message: string; details?: Array<{ path: string; issue: string }> };
@@ -720,6 +723,12 @@ describe('the OpenAPI-driven fuzz stage', () => {
     if (!res.headers.get('x-request-id')) throw new Error(`no x-request-id: ${context}`);
     if (!documented.includes(String(res.status)))
       throw new Error(`undocumented status ${res.status} (documented: ${documented.join(', ')}): ${context}`);
+    if (res.status >= 400 && isNavigation(where)) {
+      // D-41: a refused single sign-on navigation is a page that says why, never a stack.
+      if (!(res.headers.get('content-type') ?? '').startsWith('text/html') || /\bat \S+ \(|node_modules/.test(text))
+        throw new Error(`not a refusal page: ${context}`);
+      return { status: res.status, context };
+    }
     if (res.status >= 400) {
       const parsed = JSON.parse(text) as { error?: { code?: string; message?: unknown; details?: unknown } };
       const error = parsed.error;
@@ -790,6 +799,8 @@ describe('the OpenAPI-driven fuzz stage', () => {
     let cases = 0;
     for (const [i, { method, path, op }] of operations.entries()) {
       const where = `${method.toUpperCase()} ${path}`;
+      // Browser navigations answer refusal pages, not envelopes with codes: the single sign-on e2e checks each refusal.
+      if (isNavigation(where)) continue;
       const { example, cases: all } = hostileCases(doc, method, path, op);
       if (all.length === 0) continue;
       cases += all.length;

@@ -71,6 +71,20 @@ describe('elapsed time, pauses excluded (D-49)', () => {
   });
 });
 
+describe('an active session held across refetches (D-49)', () => {
+  it('never steps the timer back when a fresher answer rounds its seconds down', () => {
+    const run = session({ session_id: 'monotonic', state: 'active', tracked_seconds: 5, paused_seconds: 0 });
+    const first = hold(run, 10_000);
+    expect(elapsedSeconds(first, 10_800)).toBeCloseTo(5.8);
+    // The next answer, 0.8 s later, says 5 again (5.8 rounded down): the timer stays at 5.8 and goes on.
+    const second = hold({ ...run }, 10_800);
+    expect(elapsedSeconds(second, 10_800)).toBeCloseTo(5.8);
+    expect(elapsedSeconds(second, 11_300)).toBeCloseTo(6.3);
+    // A pause is a new run: its answer is shown as given.
+    expect(elapsedSeconds(hold({ ...run, state: 'paused', tracked_seconds: 6 }, 11_300), 20_000)).toBe(6);
+  });
+});
+
 describe('a paused session held across refetches', () => {
   it('keeps the moment it was first seen paused when the API gives no durations, and the answer time when it does', () => {
     const t = Date.parse('2026-11-27T10:00:00Z');

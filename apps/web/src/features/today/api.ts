@@ -33,13 +33,25 @@ export function useMe() {
  * Without D-49's durations, a paused session's elapsed time stops where this
  * tab first saw it paused: later answers of the same pause keep that moment.
  */
+/** The last answer held about each active session, so the timer never steps back. */
+const lastActive = new Map<string, Held>();
 const firstSeenPaused = new Map<string, number>();
 
 /** A session as it arrived now. */
 export function hold(session: Session, now = Date.now()): Held {
   if (typeof session.tracked_seconds === 'number' || session.state !== 'paused') {
     firstSeenPaused.delete(session.session_id);
-    return { session, receivedAt: now };
+    const before = lastActive.get(session.session_id);
+    let held: Held = { session, receivedAt: now };
+    if (session.state === 'active' && typeof session.tracked_seconds === 'number' && before?.session.state === 'active') {
+      // An answer's whole seconds are rounded down: a fresher answer about the same run never moves the timer back.
+      const shown = elapsedSeconds(before, now);
+      if (shown > session.tracked_seconds && shown - session.tracked_seconds < 2)
+        held = { session: { ...session, tracked_seconds: shown }, receivedAt: now };
+    }
+    if (session.state === 'active') lastActive.set(session.session_id, held);
+    else lastActive.delete(session.session_id);
+    return held;
   }
   const seen = firstSeenPaused.get(session.session_id) ?? now;
   firstSeenPaused.set(session.session_id, seen);
