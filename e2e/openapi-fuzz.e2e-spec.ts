@@ -723,10 +723,10 @@ describe('the OpenAPI-driven fuzz stage', () => {
     if (!res.headers.get('x-request-id')) throw new Error(`no x-request-id: ${context}`);
     if (!documented.includes(String(res.status)))
       throw new Error(`undocumented status ${res.status} (documented: ${documented.join(', ')}): ${context}`);
-    if (res.status >= 400 && isNavigation(where)) {
-      // D-41: a refused single sign-on navigation is a page that says why, never a stack.
-      if (!(res.headers.get('content-type') ?? '').startsWith('text/html') || /\bat \S+ \(|node_modules/.test(text))
-        throw new Error(`not a refusal page: ${context}`);
+    if (res.status >= 400 && isNavigation(where) && (res.headers.get('content-type') ?? '').startsWith('text/html')) {
+      // D-41: a single sign-on navigation the identity service refuses is a page that says why, never a stack
+      // (what the edge refuses first is the D-1 envelope, below).
+      if (/\bat \S+ \(|node_modules/.test(text)) throw new Error(`not a refusal page: ${context}`);
       return { status: res.status, context };
     }
     if (res.status >= 400) {

@@ -14,6 +14,8 @@ interface SessionBody {
   closed_at: string | null;
   user_tags: string[];
   created_at: string;
+  tracked_seconds: number;
+  paused_seconds: number;
 }
 interface One {
   data: SessionBody;
@@ -77,7 +79,11 @@ describe('work sessions end to end', () => {
       closed_at: null,
       user_tags: [],
       created_at: expect.stringMatching(UTC_MS) as string,
+      // D-49: whole seconds, a moment after the start.
+      tracked_seconds: expect.any(Number) as number,
+      paused_seconds: 0,
     });
+    expect(s.tracked_seconds).toBeLessThan(60);
     const paused = await post<One>(reporter, `/${s.session_id}/pause`, { pause_reason: 'standup' });
     expect([paused.status, paused.body.data.state]).toEqual([200, 'paused']);
     const resumed = await post<One>(reporter, `/${s.session_id}/resume`);
