@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import {
-  CALENDAR_DATE_PATTERN,
+  IsCalendarDate,
   MAX_REPORT_PAGE_SIZE,
   MaxCodePoints,
   MEMBER_KINDS,
@@ -16,11 +16,11 @@ import {
 /** The query every report takes. */
 export class ReportQueryDto {
   @JSONSchema({ type: 'string', format: 'date', description: 'First day of the period (inclusive), a calendar date in `tz`.' })
-  @Matches(CALENDAR_DATE_PATTERN, { message: 'from must be a date YYYY-MM-DD' })
+  @IsCalendarDate()
   from!: string;
 
   @JSONSchema({ type: 'string', format: 'date', description: 'Last day of the period (inclusive); at most 366 days after `from`.' })
-  @Matches(CALENDAR_DATE_PATTERN, { message: 'to must be a date YYYY-MM-DD' })
+  @IsCalendarDate()
   to!: string;
 
   @JSONSchema({ description: "IANA time zone the days are cut in; default the caller's.", examples: ['Europe/Berlin'] })

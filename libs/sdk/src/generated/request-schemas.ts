@@ -1713,15 +1713,15 @@ export const REQUEST_SCHEMAS = {
         "type": "object",
         "properties": {
           "from": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "First day of the period (inclusive), a calendar date in `tz`."
           },
           "to": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "Last day of the period (inclusive); at most 366 days after `from`."
           },
           "tz": {
@@ -1803,15 +1803,15 @@ export const REQUEST_SCHEMAS = {
         "type": "object",
         "properties": {
           "from": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "First day of the period (inclusive), a calendar date in `tz`."
           },
           "to": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "Last day of the period (inclusive); at most 366 days after `from`."
           },
           "tz": {
@@ -1893,15 +1893,15 @@ export const REQUEST_SCHEMAS = {
         "type": "object",
         "properties": {
           "from": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "First day of the period (inclusive), a calendar date in `tz`."
           },
           "to": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "Last day of the period (inclusive); at most 366 days after `from`."
           },
           "tz": {
@@ -1983,15 +1983,15 @@ export const REQUEST_SCHEMAS = {
         "type": "object",
         "properties": {
           "from": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "First day of the period (inclusive), a calendar date in `tz`."
           },
           "to": {
-            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "type": "string",
             "format": "date",
+            "pattern": "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$",
             "description": "Last day of the period (inclusive); at most 366 days after `from`."
           },
           "tz": {
