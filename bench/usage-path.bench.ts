@@ -41,6 +41,7 @@ import { UsageService } from '../apps/ingestion/src/usage/usage.service';
 import { LinksPublisher } from '../apps/correlation/src/links/links.publisher';
 import { LinksRepository } from '../apps/correlation/src/links/links.repository';
 import { LinksService } from '../apps/correlation/src/links/links.service';
+import { BATCH, eventsBody, usageBody } from './usage-batches';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,42 +49,9 @@ const arg = (name: string, fallback: number): number => {
 };
 const BATCHES = arg('batches', 200);
 const BLOCK = arg('block', 20);
-const BATCH = 100;
 /** `--only usage` (or `events`): one kind alone, for a CPU profile of this process (`node --cpu-prof`). */
 const ONLY = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--only'));
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/worktrack';
-
-function eventsBody(seq: number): string {
-  const now = Date.now();
-  return JSON.stringify({
-    events: Array.from({ length: BATCH }, (_, i) => ({
-      source_type: 'bench',
-      event_type: i % 3 === 0 ? 'test.run' : 'tool.call',
-      occurred_at: new Date(now - i).toISOString(),
-      external_id: `b${seq}-${i}-${randomUUID().slice(0, 8)}`,
-      payload: { tool: 'pytest', duration_ms: 1234 + i, ok: i % 7 !== 0, args: ['-q', `tests/unit/test_${i}.py`], host: 'runner-12' },
-    })),
-  });
-}
-
-function usageBody(seq: number): string {
-  const now = Date.now();
-  return JSON.stringify({
-    usage: Array.from({ length: BATCH }, (_, i) => ({
-      external_id: `msg_${seq}_${i}_${randomUUID().slice(0, 8)}`,
-      provider: 'anthropic',
-      model: i % 2 === 0 ? 'claude-sonnet-4-5' : 'claude-haiku-4-5',
-      occurred_at: new Date(now - i).toISOString(),
-      duration_ms: 900 + i,
-      input_tokens: 12_000 + i,
-      cache_read_input_tokens: 8_000,
-      output_tokens: 700 + i,
-      ...(i % 2 === 0 ? { cost: { amount: `0.0${1000 + i}`, currency: 'USD' } } : {}),
-      conversation_id: `conv_${seq}`,
-      attributes: { agent: 'bench-bot', 'gen_ai.request.temperature': 0.2, step: i },
-    })),
-  });
-}
 
 /** A DataSource as the repositories use it: its schema, pg's pool for prepared statements, `query` for the rest. */
 function dataSourceOf(pool: Pool, schema: string): never {
