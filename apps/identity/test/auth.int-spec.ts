@@ -208,6 +208,45 @@ describe('identity: people’s access (D-38 … D-40)', () => {
     expect(await send(CheckBrowserSession, { sid: racing.sid })).toMatchObject({ active: false });
   });
 
+  it('refuses a refresh of an expired session or of a deactivated member, and a refresh extends the session it renews (D-40)', async () => {
+    const email = `idle-${run}@example.com`;
+    const { signedIn, refresh: first } = await ownerSignedIn(email, 'keep me signed in');
+    await dataSource.query(
+      `UPDATE identity.browser_sessions SET expires_at = now() + interval '1 minute', user_agent = 'first' WHERE id = $1`,
+      [signedIn.sid],
+    );
+    const second = secret();
+    await send(RefreshBrowserSession, { presentedSha256: secretSha256(first), refreshSha256: secretSha256(second) });
+    const [renewed] = await dataSource.query<Array<{ days: number; user_agent: string }>>(
+      `SELECT extract(epoch FROM expires_at - now()) / 86400 AS days, user_agent FROM identity.browser_sessions WHERE id = $1`,
+      [signedIn.sid],
+    );
+    expect(Number(renewed.days)).toBeGreaterThan(1); // REFRESH_IDLE_DAYS from now, not the minute it had left
+    expect(renewed.user_agent).toBe('first'); // a refresh without a user agent keeps the one it had
+
+    // Expired: refused, and the presented secret is not rotated (nothing changes).
+    await dataSource.query(`UPDATE identity.browser_sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [signedIn.sid]);
+    expect(
+      await codeOf(send(RefreshBrowserSession, { presentedSha256: secretSha256(second), refreshSha256: secretSha256(secret()) })),
+    ).toBe('UNAUTHENTICATED');
+    const [kept] = await dataSource.query<Array<{ rotated_at: Date | null }>>(
+      `SELECT rotated_at FROM identity.refresh_secrets WHERE secret_hash = decode($1, 'hex')`,
+      [secretSha256(second)],
+    );
+    expect(kept.rotated_at).toBeNull();
+
+    // A deactivated member's live session: refused.
+    const other = secret();
+    const live = await signIn(email, 'keep me signed in', '192.0.2.9', other);
+    await dataSource.query(
+      `UPDATE identity.members SET deactivated_at = now() WHERE id = (SELECT member_id FROM identity.browser_sessions WHERE id = $1)`,
+      [live.sid],
+    );
+    expect(await codeOf(send(RefreshBrowserSession, { presentedSha256: secretSha256(other), refreshSha256: secretSha256(secret()) }))).toBe(
+      'UNAUTHENTICATED',
+    );
+  });
+
   it('lists, ends one and logs out; another member’s session is a missing one (D-40)', async () => {
     const email = `list-${run}@example.com`;
     const { signedIn: a } = await ownerSignedIn(email, 'list my sessions');

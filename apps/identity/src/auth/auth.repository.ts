@@ -95,6 +95,48 @@ export class AuthRepository extends SchemaRepository {
     return manager.findOne(RefreshSecretEntity, { where: { secretHash }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /**
+   * The usual refresh in one statement: rotates the presented secret to
+   * `nextHash` when it is the session's current one, the session is live and
+   * unexpired and its member active, and extends the session. The rotation is
+   * an UPDATE of the presented secret's row, so of two refreshes racing with
+   * one secret the second finds it rotated (Postgres re-checks `rotated_at IS
+   * NULL` after the first commits) and gets null, as does every other case:
+   * the caller then decides the refusal, reuse included, in a transaction.
+   */
+  async rotateRefreshSecret(
+    presentedHash: Buffer,
+    nextHash: Buffer,
+    now: Date,
+    expiresAt: Date,
+    userAgent: string | null,
+  ): Promise<{ session: Pick<BrowserSessionEntity, 'id' | 'amr'>; member: IdentityMemberEntity } | null> {
+    const s = this.schema;
+    const rows = await this.dataSource.query<MemberRow[]>(
+      `WITH rotated AS (
+         UPDATE "${s}".refresh_secrets r SET rotated_at = $3
+           FROM "${s}".browser_sessions b, "${s}".members m
+          WHERE r.secret_hash = $1 AND r.rotated_at IS NULL
+            AND b.id = r.session_id AND b.ended_at IS NULL AND b.expires_at > $3
+            AND m.id = b.member_id AND m.workspace_id = b.workspace_id AND m.deactivated_at IS NULL
+         RETURNING r.session_id
+       ), fresh AS (
+         INSERT INTO "${s}".refresh_secrets (secret_hash, session_id, rotated_at) SELECT $2, session_id, NULL FROM rotated
+       ), extended AS (
+         UPDATE "${s}".browser_sessions b SET last_used_at = $3, expires_at = $4, user_agent = COALESCE($5, b.user_agent)
+           FROM rotated WHERE b.id = rotated.session_id
+         RETURNING b.id, b.amr, b.member_id, b.workspace_id
+       )
+       SELECT e.id AS sid, e.amr, m.id, m.workspace_id, m.kind, m.role, m.display_name, m.email, m.timezone,
+              m.working_hours, m.plate_capacity, m.version, m.deactivated_at, m.created_by, m.created_at, m.updated_at
+         FROM extended e JOIN "${s}".members m ON m.id = e.member_id AND m.workspace_id = e.workspace_id`,
+      [presentedHash, nextHash, now, expiresAt, userAgent],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { session: { id: row.sid, amr: row.amr }, member: memberOf(row) };
+  }
+
   async markRotated(manager: EntityManager, secretHash: Buffer, at: Date): Promise<void> {
     await manager.update(RefreshSecretEntity, { secretHash }, { rotatedAt: at });
   }
@@ -148,3 +190,40 @@ export class AuthRepository extends SchemaRepository {
     await manager.delete(RecoveryCodeEntity, { memberId });
   }
 }
+
+interface MemberRow {
+  sid: string;
+  amr: BrowserSessionEntity['amr'];
+  id: string;
+  workspace_id: string;
+  kind: IdentityMemberEntity['kind'];
+  role: IdentityMemberEntity['role'];
+  display_name: string;
+  email: string | null;
+  timezone: string;
+  working_hours: IdentityMemberEntity['workingHours'];
+  plate_capacity: number;
+  version: number;
+  deactivated_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const memberOf = (r: MemberRow): IdentityMemberEntity =>
+  Object.assign(new IdentityMemberEntity(), {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    kind: r.kind,
+    role: r.role,
+    displayName: r.display_name,
+    email: r.email,
+    timezone: r.timezone,
+    workingHours: r.working_hours,
+    plateCapacity: r.plate_capacity,
+    version: r.version,
+    deactivatedAt: r.deactivated_at,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });

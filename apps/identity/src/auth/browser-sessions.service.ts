@@ -72,6 +72,16 @@ export class BrowserSessionsService {
    * second refresh with the same secret is reuse too — the row lock orders them).
    */
   async refresh({ presentedSha256, refreshSha256, userAgent }: RefreshBrowserSessionV1): Promise<SignedInV1> {
+    const now = new Date();
+    const rotated = await this.repo.rotateRefreshSecret(
+      hashOf(presentedSha256),
+      hashOf(refreshSha256),
+      now,
+      new Date(now.getTime() + this.config.REFRESH_IDLE_DAYS * DAY_MS),
+      userAgent ?? null,
+    );
+    if (rotated) return this.signedIn(rotated.member, rotated.session);
+    // Not the current secret of a live session: refused, and a rotated-out one (reuse) ends its session.
     const outcome = await this.repo.transaction(async (manager) => {
       const secret = await this.repo.lockRefreshSecret(manager, hashOf(presentedSha256));
       if (!secret) return { refused: true as const };
@@ -160,7 +170,7 @@ export class BrowserSessionsService {
     });
   }
 
-  private async signedIn(member: IdentityMemberEntity, session: BrowserSessionEntity): Promise<SignedInV1> {
+  private async signedIn(member: IdentityMemberEntity, session: Pick<BrowserSessionEntity, 'id' | 'amr'>): Promise<SignedInV1> {
     const { token, expiresIn } = await this.keys.sign({
       memberId: member.id,
       workspaceId: member.workspaceId,
