@@ -23,7 +23,7 @@ export interface NewUsageRow {
   sessionId: string | null;
   conversationId: string | null;
   toolName: string | null;
-  attributes: string; // JSON text
+  attributes: Record<string, unknown>;
 }
 
 export interface UsageQuery {
@@ -107,59 +107,55 @@ export class UsageRepository {
     batch: { memberId: string; workspaceId: string; receivedAt: string; rows: NewUsageRow[] },
     message: QueuedUsageStored,
   ): Promise<Set<string>> {
-    const { rows } = batch;
     const schema = schemaOf(this.dataSource);
-    const col = <K extends keyof NewUsageRow>(k: K): Array<NewUsageRow[K]> => rows.map((r) => r[k]);
+    // The message's refs carry most columns (their JSON text is parameter $4, read here and kept whole in the
+    // message); the rest of each row travels in $5, zipped with the refs by position.
+    const rest = JSON.stringify(
+      batch.rows.map((r) => ({
+        externalId: r.externalId,
+        durationMs: r.durationMs,
+        conversationId: r.conversationId,
+        toolName: r.toolName,
+        attributes: r.attributes,
+      })),
+    );
     const inserted = await queryPrepared<{ id: string }>(
       this.dataSource,
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::int[], $12::int[],
-                              $13::int[], $14::int[], $15::int[], $16::text[], $17::text[], $18::uuid[], $19::text[], $20::text[], $21::text[])
-                  WITH ORDINALITY AS t(id, pr, ex, mo, op, oc, du, it, ot, cr, cc, ro, co, cs, si, cv, tn, at, n)
+         SELECT * FROM ROWS FROM (jsonb_to_recordset($4::jsonb) AS ("usageId" uuid, provider text, model text, operation text,
+                  "occurredAt" timestamptz, "inputTokens" int, "outputTokens" int, "cacheReadInputTokens" int,
+                  "cacheCreationInputTokens" int, "reasoningOutputTokens" int, cost numeric, "costSource" text, "sessionId" uuid))
+                  WITH ORDINALITY AS r(id, pr, mo, op, oc, it, ot, cr, cc, ro, co, cs, si, n)
+           JOIN ROWS FROM (jsonb_to_recordset($5::jsonb) AS ("externalId" text, "durationMs" int, "conversationId" text,
+                  "toolName" text, attributes jsonb))
+                  WITH ORDINALITY AS x(ex, du, cv, tn, at, n) USING (n)
        ),
        inserted AS (
          INSERT INTO ${this.table} (id, workspace_id, member_id, provider, external_id, model, operation, occurred_at, received_at,
                                     duration_ms, input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
                                     reasoning_output_tokens, cost, currency, cost_source, session_id, session_named, conversation_id,
                                     tool_name, attributes)
-         SELECT id, $2::uuid, $3::uuid, pr, ex, mo, op, oc::timestamptz, $4::timestamptz, du, it, ot, cr, cc, ro, co::numeric,
-                CASE WHEN co IS NULL THEN NULL ELSE 'USD' END, cs, si, si IS NOT NULL, cv, tn, at::jsonb
+         SELECT id, $1::uuid, $2::uuid, pr, ex, mo, op, oc, $3::timestamptz, du, it, ot, cr, cc, ro, co,
+                CASE WHEN co IS NULL THEN NULL ELSE 'USD' END, cs, si, si IS NOT NULL, cv, tn, at
            FROM input ORDER BY pr, ex
          ON CONFLICT DO NOTHING
          RETURNING id
        ),
        fresh AS (SELECT id FROM inserted),
        queued AS (
-         ${message.insertSql({ schema, messageId: '$22::uuid', requestId: '$23::text', memberId: '$24::text', workspaceId: '$25::text', refs: '$26::jsonb', traceparent: '$27::text' })}
+         ${message.insertSql({ schema, messageId: '$6::uuid', requestId: '$7::text', memberId: '$8::text', workspaceId: '$9::text', refs: '$4::jsonb', traceparent: '$10::text' })}
        )
        SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
       [
-        col('id'),
         batch.workspaceId,
         batch.memberId,
         batch.receivedAt,
-        col('provider'),
-        col('externalId'),
-        col('model'),
-        col('operation'),
-        col('occurredAt'),
-        col('durationMs'),
-        col('inputTokens'),
-        col('outputTokens'),
-        col('cacheReadInputTokens'),
-        col('cacheCreationInputTokens'),
-        col('reasoningOutputTokens'),
-        col('cost'),
-        col('costSource'),
-        col('sessionId'),
-        col('conversationId'),
-        col('toolName'),
-        col('attributes'),
+        message.refsJson,
+        rest,
         message.messageId,
         message.requestId,
         batch.memberId,
         batch.workspaceId,
-        message.refsJson,
         message.traceparent ?? null,
       ],
     );

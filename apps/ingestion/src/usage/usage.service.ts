@@ -101,7 +101,7 @@ export class UsageService {
         sessionId: ref.sessionId,
         conversationId: r.conversationId ?? null,
         toolName: r.toolName ?? null,
-        attributes: JSON.stringify(r.attributes),
+        attributes: r.attributes,
       };
     });
 
