@@ -31,6 +31,7 @@ import { allTopics, passwordDigest } from '@worktrack/contracts';
 import { AppConfig, createLogger, ensureTopics, KafkaClient, loadConfig } from '@worktrack/platform';
 import { freePort, memberWithToken, startAppProcess, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
+import { openLoop } from './open-loop';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -117,42 +118,6 @@ async function closedLoop(label: string, n: number, sampler: CpuSampler, one: ()
   const cpu = await window.end();
   ms.sort((a, b) => a - b);
   return { label, ms, rps: n / seconds, statuses, cpu };
-}
-
-/** Open loop at RATE; the first WARMUP seconds are not measured. */
-async function openLoop(label: string, url: string, headers: Record<string, string>, sampler: CpuSampler): Promise<Run> {
-  const total = Math.round(RATE * (WARMUP + SECONDS));
-  const warmup = Math.round(RATE * WARMUP);
-  const interval = 1000 / RATE;
-  const ms: number[] = [];
-  const statuses = new Map<number, number>();
-  const pending: Array<Promise<void>> = [];
-  let window: Awaited<ReturnType<CpuSampler['start']>> | undefined;
-  let from = 0;
-  let to = 0;
-  const t0 = performance.now() + 100;
-  for (let n = 0; n < total; n++) {
-    const due = t0 + n * interval;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    if (n === warmup) {
-      window = await sampler.start();
-      from = performance.now();
-    }
-    const measured = n >= warmup;
-    pending.push(
-      send(url, 'GET', headers).then(({ status }) => {
-        if (!measured) return;
-        to = performance.now();
-        ms.push(to - due);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const cpu = await (window ?? (await sampler.start())).end();
-  ms.sort((a, b) => a - b);
-  return { label, ms, rps: ms.length / ((to - from) / 1000), statuses, cpu };
 }
 
 /** The JWT ceiling: a bare HTTP server that verifies an ES256 JWT against one public JWK with node:crypto. */
@@ -258,12 +223,13 @@ async function main(): Promise<void> {
       },
     );
     await new Promise<void>((resolve) => ceilingProcess.stdout.once('data', () => resolve()));
-    const ceiling = await openLoop(
-      'ceiling (JWT)',
-      `http://127.0.0.1:${port}/v1/me`,
-      { authorization: `Bearer ${jwt}` },
-      new CpuSampler(new Map([[ceilingProcess.pid ?? -1, 'ceiling']])),
-    );
+    const ceiling: Run = {
+      label: 'ceiling (JWT)',
+      ...(await openLoop(
+        { rate: RATE, seconds: SECONDS, warmup: WARMUP, sampler: new CpuSampler(new Map([[ceilingProcess.pid ?? -1, 'ceiling']])) },
+        () => send(`http://127.0.0.1:${port}/v1/me`, 'GET', { authorization: `Bearer ${jwt}` }).then((a) => a.status),
+      )),
+    };
     ceilingProcess.kill();
 
     const line = (r: Run): string =>

@@ -24,6 +24,7 @@ import { allTopics } from '@worktrack/contracts';
 import { AppConfig, createLogger, ensureTopics, KafkaClient, loadConfig } from '@worktrack/platform';
 import { freePort, memberWithToken, startAppProcess, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu } from './cpu-sampler';
+import { openLoop, type OpenLoopRun } from './open-loop';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -70,49 +71,9 @@ async function counter(metricsUrl: string, name: string, ...labels: string[]): P
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-interface Flood {
-  rps: number;
-  ms: number[];
-  statuses: Map<number, number>;
-  cpu: Awaited<ReturnType<Awaited<ReturnType<CpuSampler['start']>>['end']>>;
-  measured: number;
-}
-
-/** Open loop at RATE: the first WARMUP seconds are not measured. */
-async function flood(url: string, sampler: CpuSampler): Promise<Flood> {
-  const total = Math.round(RATE * (WARMUP + SECONDS));
-  const warmup = Math.round(RATE * WARMUP);
-  const interval = 1000 / RATE;
-  const ms: number[] = [];
-  const statuses = new Map<number, number>();
-  const pending: Array<Promise<void>> = [];
-  let window: Awaited<ReturnType<CpuSampler['start']>> | undefined;
-  let from = 0;
-  let to = 0;
-  const t0 = performance.now() + 100;
-  for (let n = 0; n < total; n++) {
-    const due = t0 + n * interval;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    if (n === warmup) {
-      window = await sampler.start();
-      from = performance.now();
-    }
-    const measured = n >= warmup;
-    pending.push(
-      get(url, unknownToken(), addressOf(n)).then((status) => {
-        if (!measured) return;
-        to = performance.now();
-        ms.push(to - due);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const cpu = await (window ?? (await sampler.start())).end();
-  ms.sort((a, b) => a - b);
-  return { rps: ms.length / ((to - from) / 1000), ms, statuses, cpu, measured: ms.length };
-}
+/** An open loop of unknown tokens from many addresses at RATE (the first WARMUP seconds not measured). */
+const flood = (url: string, sampler: CpuSampler): Promise<OpenLoopRun> =>
+  openLoop({ rate: RATE, seconds: SECONDS, warmup: WARMUP, sampler }, (n) => get(url, unknownToken(), addressOf(n)));
 
 /** The ceiling: a bare HTTP server that refuses an unknown id from a Map, in a process of its own. */
 const CEILING_SERVER = `
@@ -161,17 +122,17 @@ async function main(): Promise<void> {
     const ceiling = await flood(`http://127.0.0.1:${port}/v1/me`, new CpuSampler(new Map([[ceilingProcess.pid ?? -1, 'ceiling']])));
     ceilingProcess.kill();
 
-    const line = (label: string, f: Flood): string =>
-      `  ${label.padEnd(8)} n=${f.measured}  ${f.rps.toFixed(1)} req/s  p50 ${percentile(f.ms, 50).toFixed(1)} ms  p99 ${percentile(f.ms, 99).toFixed(1)} ms  answers ${[...f.statuses].map(([s, n]) => `${s}×${n}`).join(' ')}`;
+    const line = (label: string, f: OpenLoopRun): string =>
+      `  ${label.padEnd(8)} n=${f.ms.length}  ${f.rps.toFixed(1)} req/s  p50 ${percentile(f.ms, 50).toFixed(1)} ms  p99 ${percentile(f.ms, 99).toFixed(1)} ms  answers ${[...f.statuses].map(([s, n]) => `${s}×${n}`).join(' ')}`;
     console.log(`\nunknown-token flood on ${hostname()} (${cpus().length} cores), ${new Date().toISOString()}`);
     console.log(line('stack', stack));
-    for (const l of formatCpu(stack.cpu, stack.measured, 'request')) console.log(`    ${l}`);
+    for (const l of formatCpu(stack.cpu, stack.ms.length, 'request')) console.log(`    ${l}`);
     console.log(
-      `  identity round trips (identity.token.verify handled): ${roundTrips} for ${stack.measured + Math.round(RATE * WARMUP)} unknown tokens`,
+      `  identity round trips (identity.token.verify handled): ${roundTrips} for ${stack.ms.length + Math.round(RATE * WARMUP)} unknown tokens`,
     );
     console.log(`  a never-used valid token from a flooded address: ${valid}`);
     console.log(line('ceiling', ceiling));
-    for (const l of formatCpu(ceiling.cpu, ceiling.measured, 'request')) console.log(`    ${l}`);
+    for (const l of formatCpu(ceiling.cpu, ceiling.ms.length, 'request')) console.log(`    ${l}`);
   } finally {
     await Promise.all(apps.map((p) => p.stop()));
     await kafka.close();
