@@ -12,16 +12,19 @@
  * owner) `--requests` times through `reporting.commands`, as the gateway does:
  * latency p50/p95/max (the freshness check included), the rows answered, the
  * reporting process's CPU ms per report (utime + stime from /proc), and the
- * EXPLAIN ANALYZE of the aggregate.
+ * EXPLAIN ANALYZE of the aggregate. Then the same report over HTTP as a
+ * client asks it, `GET /v1/reports/summary` through a gateway (and identity,
+ * for the token) started from dist/ on the same topics and database: the
+ * user-facing latency, with the gateway's CPU per report beside reporting's.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { allTopics, GetReport, type ActorV1 } from '@worktrack/contracts';
-import { summaryJson } from '../apps/gateway/src/reports/summary-json';
 import { CommandClient, ensureTopics } from '@worktrack/platform';
-import { startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
+import { memberWithToken, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,17 +53,27 @@ async function main(): Promise<void> {
   const kafka = testKafka('bench-reports', ENV);
   await ensureTopics(await kafka.client.admin(), allTopics(), PREFIX);
   let app: AppProcess | undefined;
+  let identity: AppProcess | undefined;
+  let gateway: AppProcess | undefined;
   const db = new Client({ connectionString: DATABASE_URL });
   try {
     app = await startAppProcess('reporting', ENV, 120_000);
+    identity = await startAppProcess('identity', ENV, 120_000);
+    gateway = await startAppProcess('gateway', ENV, 120_000);
     await db.connect();
-    const workspace = randomUUID();
-    const owner = randomUUID();
+    // The owner is a member identity knows (its token is what the gateway checks); the others exist for reporting only.
+    const created = memberWithToken(
+      { workspace: `bench-reports-${RUN}`, email: `owner-${RUN}@example.com`, timezone: 'Europe/Berlin', role: 'owner' },
+      ENV,
+    );
+    const workspace = created.workspaceId;
+    const owner = created.memberId;
     const seedStart = Date.now();
     await db.query(
       `INSERT INTO reporting.members (member_id, workspace_id, kind, timezone, plate_capacity, version)
        SELECT CASE WHEN i = 1 THEN $2::uuid ELSE gen_random_uuid() END, $1, CASE WHEN i % 5 = 0 THEN 'agent' ELSE 'human' END, 'Europe/Berlin', 6, 1
-         FROM generate_series(1, $3::int) i`,
+         FROM generate_series(1, $3::int) i
+       ON CONFLICT (member_id) DO NOTHING`,
       [workspace, owner, MEMBERS],
     );
     // Working days of 2025; 2 sessions of 3 h (09:00 and 13:00 UTC), 200 events, 20 model calls per member and day.
@@ -125,29 +138,73 @@ async function main(): Promise<void> {
       );
     for (let i = 0; i < 3; i++) await ask(); // warm up
     const latencies: number[] = [];
-    let rows = 0;
+    let last: Awaited<ReturnType<typeof ask>> | undefined;
     let bytes = 0;
     const cpuBefore = cpuMs(app);
     const ownBefore = process.cpuUsage();
     for (let i = 0; i < REQUESTS; i++) {
       const t = performance.now();
       const r = await ask();
-      // The gateway's part: the JSON body from the reply.
-      const meta = { as_of: r.asOf, tz: 'Europe/Berlin', from: '2025-01-01', to: '2025-12-31', totals: r.totals ?? {} };
-      const body = r.columns ? summaryJson(r.columns, meta) : JSON.stringify({ data: r.rows, meta });
+      // The gateway's part: the document's gzip bytes from the reply, passed through to a client that accepts gzip.
+      const body = Buffer.from(r.body ?? '', 'base64');
       latencies.push(performance.now() - t);
-      rows = r.columns ? r.columns.tracked_seconds.length : r.rows.length;
+      last = r;
       bytes = body.length;
     }
     const cpu = cpuMs(app) - cpuBefore;
     const own = process.cpuUsage(ownBefore);
     latencies.sort((a, b) => a - b);
+    const document = gunzipSync(Buffer.from(last?.body ?? '', 'base64'));
+    const rows = (JSON.parse(document.toString('utf8')) as { data: unknown[] }).data.length;
     console.log(
       `summary, a year, group_by member,week, ${MEMBERS} members: ${REQUESTS} requests, ${rows} rows each; ` +
         `latency p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms; ` +
         `reporting CPU ${(cpu / REQUESTS).toFixed(1)} ms per report; ` +
-        `asking process (reply decoded and validated, JSON body built as the gateway does, ${(bytes / 1e6).toFixed(1)} MB) ` +
-        `CPU ${((own.user + own.system) / 1000 / REQUESTS).toFixed(1)} ms per report`,
+        `asking process (reply decoded and validated, the body's bytes taken from it as the gateway does: ` +
+        `${(document.length / 1e6).toFixed(1)} MB of JSON, ${(bytes / 1e6).toFixed(2)} MB gzip) ` +
+        `CPU ${((own.user + own.system) / 1000 / REQUESTS).toFixed(1)} ms per report; load ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
+    // The same report over HTTP, as a client asks it: the gateway's authentication, the command, the body passed through.
+    const path = '/v1/reports/summary?from=2025-01-01&to=2025-12-31&tz=Europe/Berlin&group_by=member,week';
+    const get = async (): Promise<{ status: number; bytes: number }> => {
+      // As a browser asks: gzip accepted (fetch inflates it, so the client's CPU includes that).
+      const res = await fetch(`${gateway!.url}${path}`, {
+        headers: { authorization: `Bearer ${created.token}`, 'accept-encoding': 'gzip' },
+      });
+      const body = await res.arrayBuffer();
+      return { status: res.status, bytes: body.byteLength };
+    };
+    for (let i = 0; i < 3; i++) await get(); // warm up
+    const httpLatencies: number[] = [];
+    const statuses = new Map<number, number>();
+    let httpBytes = 0;
+    const httpBefore = { reporting: cpuMs(app), gateway: cpuMs(gateway), own: process.cpuUsage() };
+    for (let i = 0; i < REQUESTS; i++) {
+      const t = performance.now();
+      const res = await get();
+      httpLatencies.push(performance.now() - t);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      httpBytes = res.bytes;
+    }
+    const httpCpu = {
+      reporting: (cpuMs(app) - httpBefore.reporting) / REQUESTS,
+      gateway: (cpuMs(gateway) - httpBefore.gateway) / REQUESTS,
+      client: (() => {
+        const u = process.cpuUsage(httpBefore.own);
+        return (u.user + u.system) / 1000 / REQUESTS;
+      })(),
+    };
+    httpLatencies.sort((a, b) => a - b);
+    console.log(
+      `over HTTP, GET ${path}: ${REQUESTS} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
+        `${(httpBytes / 1e6).toFixed(1)} MB each; latency p50 ${pct(httpLatencies, 50).toFixed(0)} ms, ` +
+        `p95 ${pct(httpLatencies, 95).toFixed(0)} ms, max ${httpLatencies.at(-1)!.toFixed(0)} ms; CPU per report: ` +
+        `reporting ${httpCpu.reporting.toFixed(1)} ms, gateway ${httpCpu.gateway.toFixed(1)} ms, client ${httpCpu.client.toFixed(1)} ms; ` +
+        `load ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
     // The statement the service runs for this report (every member in the zone: the workspace index alone).
     await db.query('BEGIN');
@@ -177,6 +234,8 @@ async function main(): Promise<void> {
     await rpc.stop();
   } finally {
     await db.end().catch(() => undefined);
+    await gateway?.stop();
+    await identity?.stop();
     await app?.stop();
     await kafka.close();
     await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);

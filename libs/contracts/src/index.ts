@@ -30,3 +30,4 @@ export * from './connectors/connectors.commands';
 export * from './connectors/edge-attestation';
 export * from './webhooks/webhooks.commands';
 export * from './reporting/reporting.commands';
+export * from './reporting/summary-body';

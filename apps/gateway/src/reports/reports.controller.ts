@@ -1,18 +1,11 @@
 import { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { Controller, Get, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiOperation, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify/sync';
 import type { Type } from '@nestjs/common';
-import {
-  ErrorCode,
-  GetReport,
-  SUMMARY_METRICS,
-  summaryRowsOf,
-  type GetReportV1,
-  type ReportKind,
-  type ReportV1,
-} from '@worktrack/contracts';
+import { ErrorCode, GetReport, type GetReportV1, type ReportKind, type ReportMeta, type ReportV1 } from '@worktrack/contracts';
 import { CommandClient } from '@worktrack/platform';
 import { Access } from '../auth/access.decorator';
 import { actorOf } from '../auth/actor';
@@ -20,19 +13,10 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { Principal } from '../auth/principal';
 import { ApiErrors } from '../openapi/api-responses';
 import { ApiValidatedQuery } from '../openapi/validation-schemas';
+import { acceptsGzip } from './accept-encoding';
 import { reportQuery } from './report-query';
-import { summaryJson, type ReportMeta } from './summary-json';
 import { ActivityRowBody, PlateRowBody, ReportMetricsBody, ReportQueryDto, ReportSessionRowBody, SummaryRowBody } from './reports.dto';
 
-const GROUP_COLUMNS = {
-  member: 'member_id',
-  member_kind: 'member_kind',
-  work_type: 'work_type',
-  project: 'project_id',
-  goal: 'goal_id',
-  day: 'day',
-  week: 'week',
-} as const;
 const SESSION_COLUMNS = [
   'session_id',
   'member_id',
@@ -130,9 +114,18 @@ export class ReportsController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const answer = await this.answer('summary', p, q, req.headers.accept);
-    if (typeof answer === 'string') void reply.type('application/json; charset=utf-8');
-    return answer;
+    const command: GetReportV1 = { actor: actorOf(p), ...reportQuery('summary', q, p.profile?.timezone ?? 'UTC') };
+    const csv = wantsCsv(req.headers.accept);
+    const result = await this.send(csv ? { ...command, format: 'csv' } : command);
+    if (result.body === undefined) throw new Error('the summary answered without its document');
+    // The document as the reporting service wrote it (D-50, D-51), gzip-compressed: passed through, never parsed here.
+    const gzipped = Buffer.from(result.body, 'base64');
+    void reply.type(csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    if (csv) void reply.header('content-disposition', `inline; filename="summary-${command.from}-${command.to}.csv"`);
+    void reply.header('vary', 'accept-encoding');
+    if (!acceptsGzip(req.headers['accept-encoding'])) return gunzipSync(gzipped);
+    void reply.header('content-encoding', 'gzip');
+    return gzipped;
   }
 
   @Get('sessions')
@@ -176,13 +169,11 @@ export class ReportsController {
     principal: Principal,
     query: ReportQueryDto,
     accept: string | undefined,
-  ): Promise<{ data: Array<Record<string, unknown>>; meta: ReportMeta } | StreamableFile | string> {
+  ): Promise<{ data: Array<Record<string, unknown>>; meta: ReportMeta } | StreamableFile> {
     const command: GetReportV1 = { actor: actorOf(principal), ...reportQuery(report, query, principal.profile?.timezone ?? 'UTC') };
     if (wantsCsv(accept)) return this.csv(command);
     const result = await this.send(command);
     const meta: ReportMeta = { as_of: result.asOf, tz: command.tz, from: command.from, to: command.to };
-    if (report === 'summary') meta.totals = result.totals ?? {};
-    if (result.columns) return summaryJson(result.columns, meta);
     if (report === 'sessions') meta.cursor = result.nextCursor ?? null;
     return { data: result.rows, meta };
   }
@@ -193,35 +184,13 @@ export class ReportsController {
 
   /** Every row of the period as CSV, streamed: the sessions report page by page. */
   private async csv(command: GetReportV1): Promise<StreamableFile> {
+    const disposition = `inline; filename="${command.report}-${command.from}-${command.to}.csv"`;
     const first = await this.send(command.report === 'sessions' ? { ...command, limit: CSV_PAGE } : command);
-    const columns =
-      command.report === 'summary'
-        ? [...command.groupBy.map((g) => GROUP_COLUMNS[g]), ...SUMMARY_METRICS]
-        : command.report === 'sessions'
-          ? SESSION_COLUMNS
-          : command.report === 'activity'
-            ? ACTIVITY_COLUMNS
-            : PLATE_COLUMNS;
-    const line = (row: Record<string, unknown>): unknown[] =>
-      columns.map((c) =>
-        cell(
-          command.report === 'summary' && !(SUMMARY_METRICS as readonly string[]).includes(c)
-            ? (row.group as Record<string, unknown>)[c]
-            : row[c],
-        ),
-      );
+    const columns = command.report === 'sessions' ? SESSION_COLUMNS : command.report === 'activity' ? ACTIVITY_COLUMNS : PLATE_COLUMNS;
+    const line = (row: Record<string, unknown>): unknown[] => columns.map((c) => cell(row[c]));
     const send = (c: GetReportV1): Promise<ReportV1> => this.send(c);
     async function* chunks(): AsyncGenerator<string> {
       yield csvLines([columns]);
-      if (first.columns) {
-        const batch: unknown[][] = [];
-        for (const row of summaryRowsOf(first.columns)) {
-          batch.push(line(row));
-          if (batch.length === CSV_PAGE) yield csvLines(batch.splice(0));
-        }
-        if (batch.length > 0) yield csvLines(batch);
-        return;
-      }
       let page = first;
       for (;;) {
         if (page.rows.length > 0) yield csvLines(page.rows.map(line));
@@ -229,9 +198,6 @@ export class ReportsController {
         page = await send({ ...command, limit: CSV_PAGE, cursor: page.nextCursor });
       }
     }
-    return new StreamableFile(Readable.from(chunks()), {
-      type: 'text/csv; charset=utf-8',
-      disposition: `inline; filename="${command.report}-${command.from}-${command.to}.csv"`,
-    });
+    return new StreamableFile(Readable.from(chunks()), { type: 'text/csv; charset=utf-8', disposition });
   }
 }

@@ -1,6 +1,16 @@
+import { gzipSync } from 'node:zlib';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Topics, type GetReportV1, type ReportGroupBy, type ReportV1, type SummaryColumnsV1 } from '@worktrack/contracts';
+import {
+  summaryCsv,
+  summaryDocumentJson,
+  SUMMARY_METRICS,
+  Topics,
+  type GetReportV1,
+  type ReportGroupBy,
+  type ReportV1,
+  type SummaryTuple,
+} from '@worktrack/contracts';
 import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
@@ -78,63 +88,6 @@ function addDecimal(a: string, b: string): string {
   const abs = negative ? -sum : sum;
   const unit = 10n ** BigInt(scale);
   return decimal(`${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(scale, '0')}`);
-}
-
-/** A decimal string as an integer of 10^-9 units (D-47: 9 decimals at most). */
-function nanos(x: string): bigint {
-  const negative = x.startsWith('-');
-  const [whole, frac = ''] = (negative ? x.slice(1) : x).split('.');
-  const v = BigInt(whole || '0') * 1_000_000_000n + (frac === '' ? 0n : BigInt(frac.padEnd(9, '0').slice(0, 9)));
-  return negative ? -v : v;
-}
-
-/** 10^-9 units back to a decimal string without trailing zeros. */
-function fromNanos(v: bigint): string {
-  const negative = v < 0n;
-  const abs = negative ? -v : v;
-  return decimal(`${negative ? '-' : ''}${abs / 1_000_000_000n}.${(abs % 1_000_000_000n).toString().padStart(9, '0')}`);
-}
-
-/** A summary's groups as the columnar reply (D-50): key values once each, metrics as arrays. */
-class ColumnsBuilder {
-  private readonly keyValues: Array<Map<string | null, number>>;
-  readonly columns: SummaryColumnsV1;
-
-  constructor(keyNames: string[]) {
-    this.keyValues = keyNames.map(() => new Map<string | null, number>());
-    this.columns = {
-      keys: keyNames.map((name) => ({ name, values: [], index: [] })),
-      tracked_seconds: [],
-      paused_seconds: [],
-      session_count: [],
-      linked_event_count: [],
-      outside_session_event_count: [],
-      usage_cost: [],
-      input_tokens: [],
-      output_tokens: [],
-    };
-  }
-
-  push(key: Array<string | null>, m: Metrics): void {
-    const c = this.columns;
-    for (let i = 0; i < key.length; i++) {
-      const held = this.keyValues[i];
-      let at = held.get(key[i]);
-      if (at === undefined) {
-        at = c.keys[i].values.push(key[i]) - 1;
-        held.set(key[i], at);
-      }
-      c.keys[i].index.push(at);
-    }
-    c.tracked_seconds.push(Math.floor(m.tracked_ms / 1000));
-    c.paused_seconds.push(Math.floor(m.paused_ms / 1000));
-    c.session_count.push(m.session_count);
-    c.linked_event_count.push(m.linked_event_count);
-    c.outside_session_event_count.push(m.outside_session_event_count);
-    c.usage_cost.push(m.usage_cost);
-    c.input_tokens.push(m.input_tokens);
-    c.output_tokens.push(m.output_tokens);
-  }
 }
 
 const zero = (): Metrics => ({
@@ -273,154 +226,155 @@ export class ReportsService {
   }
 
   private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
-    const groups = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
-    const add = (group: Record<string, string | null>, metrics: Metrics): void => {
-      const key = JSON.stringify(group);
-      const held = groups.get(key);
-      if (held) addInto(held.metrics, metrics);
-      else groups.set(key, { group, metrics: { ...metrics } });
+    const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
+    const answer = (rows: SummaryTuple[], totals: Record<string, unknown>): ReportV1 => {
+      const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
+      const document = q.format === 'csv' ? summaryCsv(keyNames, rows) : summaryDocumentJson(keyNames, rows, meta);
+      // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
+      const body = gzipSync(Buffer.from(document, 'utf8'), { level: 1 }).toString('base64');
+      return { rows: [], body, asOf: meta.as_of, totals };
     };
-    if (members.length > 0) {
-      const sameZone = members.filter((m) => m.timezone === q.tz).map((m) => m.member_id);
-      const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
-      const { lo, hi } = this.range(q);
-      const keys = q.groupBy.map((g) => `${GROUP_SQL[g]} AS "${GROUP_KEY[g]}"`);
-      // Every member of the workspace in the report's zone: the workspace index alone selects the rows.
-      const wholeWorkspace = otherZone.length === 0 && (await this.workspaceSize(q.actor.workspaceId)) === sameZone.length;
-      const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone, wholeWorkspace];
-      const p = (v: unknown): string => `$${params.push(v)}`;
-      const where: string[] = [];
-      if (q.filters.workType) where.push(`r.work_type = ${p(q.filters.workType)}`);
-      if (q.filters.projectId) where.push(`r.project_id = ${p(q.filters.projectId)}`);
-      if (q.filters.goalId) where.push(`r.goal_id = ${p(q.filters.goalId)}`);
-      const cols = `work_type, project_id, goal_id, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
-                    usage_cost, input_tokens, output_tokens`;
-      const branches: string[] = [];
-      const weeks = q.groupBy.includes('week') && !q.groupBy.includes('day') ? wholeWeeks(q.from, q.to) : null;
-      const sameZoneRows = `workspace_id = $1 AND ($9::boolean OR member_id = ANY($7::uuid[]))`;
-      if (sameZone.length > 0 && weeks) {
-        // By week: whole weeks from the week roll-up (day = the week's Monday), the partial weeks at the ends from days.
-        const [first, last] = [p(weeks.firstMonday), p(weeks.lastSunday)];
-        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.week_buckets
-                        WHERE ${sameZoneRows} AND bucket BETWEEN ${first}::date AND ${last}::date - 6`);
-        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
-                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date AND bucket NOT BETWEEN ${first}::date AND ${last}::date`);
-      } else if (sameZone.length > 0)
-        branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
-                        WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date`);
-      if (otherZone.length > 0 && !wholeHourOffsets(q.from, q.to, q.tz))
-        // Midnights of tz inside UTC hours (offsets of 15, 30 or 45 minutes): those members' days from the facts, exact.
-        branches.push(
-          `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f WHERE $1::uuid IS NOT NULL`,
-        );
-      else if (otherZone.length > 0)
-        branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
-                        WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
-      const inner = `SELECT ${[...keys, ''].join(', ')}
-          sum(r.tracked_ms)::bigint AS tracked_ms, sum(r.paused_ms)::bigint AS paused_ms, sum(r.session_count)::bigint AS session_count,
-          sum(r.linked_event_count)::bigint AS linked_event_count, sum(r.outside_session_event_count)::bigint AS outside_session_event_count,
-          sum(r.usage_cost) AS usage_cost, sum(r.input_tokens)::bigint AS input_tokens, sum(r.output_tokens)::bigint AS output_tokens
-        FROM (${branches.join(' UNION ALL ')}) r
-        ${q.groupBy.includes('member_kind') ? `LEFT JOIN ${this.s}.members m ON m.member_id = r.member_id` : ''}
-        WHERE $2::date IS NOT NULL AND $3::date IS NOT NULL AND $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
-          AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL AND $9::boolean IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
-        ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
-      const order = q.groupBy.map((g) => `g."${GROUP_KEY[g]}" NULLS LAST`);
-      const sql = `SELECT ${[...q.groupBy.map((g) => `${GROUP_OUT[g](`g."${GROUP_KEY[g]}"`)} AS "${GROUP_KEY[g]}"`), ''].join(', ')}
-          g.tracked_ms, g.paused_ms, g.session_count, g.linked_event_count, g.outside_session_event_count, g.usage_cost::text AS usage_cost,
-          g.input_tokens, g.output_tokens
-        FROM (${inner}) g ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}`;
-      // A year of a large workspace sorts or hashes tens of thousands of groups: in memory, not in temporary files.
-      const rows = await this.dataSource.transaction(async (m) => {
-        await m.query("SET LOCAL work_mem = '64MB'");
-        return m.query<Array<Record<string, string | null>>>(sql, params);
+    if (members.length === 0) return answer([], shown(zero()));
+    // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
+    const lives = await this.liveSessions(
+      q,
+      members.map((m) => m.member_id),
+    );
+    const live = lives.length > 0;
+    const sameZone = members.filter((m) => m.timezone === q.tz).map((m) => m.member_id);
+    const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
+    const { lo, hi } = this.range(q);
+    const keys = q.groupBy.map((g) => `${GROUP_SQL[g]} AS "${GROUP_KEY[g]}"`);
+    // Every member of the workspace in the report's zone: the workspace index alone selects the rows.
+    const wholeWorkspace = otherZone.length === 0 && (await this.workspaceSize(q.actor.workspaceId)) === sameZone.length;
+    const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone, wholeWorkspace];
+    const p = (v: unknown): string => `$${params.push(v)}`;
+    const where: string[] = [];
+    if (q.filters.workType) where.push(`r.work_type = ${p(q.filters.workType)}`);
+    if (q.filters.projectId) where.push(`r.project_id = ${p(q.filters.projectId)}`);
+    if (q.filters.goalId) where.push(`r.goal_id = ${p(q.filters.goalId)}`);
+    const cols = `work_type, project_id, goal_id, tracked_ms, paused_ms, session_count, linked_event_count, outside_session_event_count,
+                  usage_cost, input_tokens, output_tokens`;
+    const branches: string[] = [];
+    const weeks = q.groupBy.includes('week') && !q.groupBy.includes('day') ? wholeWeeks(q.from, q.to) : null;
+    const sameZoneRows = `workspace_id = $1 AND ($9::boolean OR member_id = ANY($7::uuid[]))`;
+    if (sameZone.length > 0 && weeks) {
+      // By week: whole weeks from the week roll-up (day = the week's Monday), the partial weeks at the ends from days.
+      const [first, last] = [p(weeks.firstMonday), p(weeks.lastSunday)];
+      branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.week_buckets
+                      WHERE ${sameZoneRows} AND bucket BETWEEN ${first}::date AND ${last}::date - 6`);
+      branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
+                      WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date AND bucket NOT BETWEEN ${first}::date AND ${last}::date`);
+    } else if (sameZone.length > 0)
+      branches.push(`SELECT member_id, bucket AS day, ${cols} FROM ${this.s}.day_buckets
+                      WHERE ${sameZoneRows} AND bucket BETWEEN $2::date AND $3::date`);
+    if (otherZone.length > 0 && !wholeHourOffsets(q.from, q.to, q.tz))
+      // Midnights of tz inside UTC hours (offsets of 15, 30 or 45 minutes): those members' days from the facts, exact.
+      branches.push(
+        `SELECT member_id, day, ${cols} FROM (${factsByDaySql(schemaOf(this.dataSource), '$8::uuid[]', '$2', '$3', '$4::text')}) f WHERE $1::uuid IS NOT NULL`,
+      );
+    else if (otherZone.length > 0)
+      branches.push(`SELECT member_id, (bucket AT TIME ZONE $4::text)::date AS day, ${cols} FROM ${this.s}.hour_buckets
+                      WHERE workspace_id = $1 AND bucket >= $5::timestamptz AND bucket < $6::timestamptz AND member_id = ANY($8::uuid[])`);
+    const inner = `SELECT ${[...keys, ''].join(', ')}
+        COALESCE(sum(r.tracked_ms), 0)::bigint AS tracked_ms, COALESCE(sum(r.paused_ms), 0)::bigint AS paused_ms,
+        COALESCE(sum(r.session_count), 0)::bigint AS session_count, COALESCE(sum(r.linked_event_count), 0)::bigint AS linked_event_count,
+        COALESCE(sum(r.outside_session_event_count), 0)::bigint AS outside_session_event_count, COALESCE(sum(r.usage_cost), 0) AS usage_cost,
+        COALESCE(sum(r.input_tokens), 0)::bigint AS input_tokens, COALESCE(sum(r.output_tokens), 0)::bigint AS output_tokens
+      FROM (${branches.join(' UNION ALL ')}) r
+      ${q.groupBy.includes('member_kind') ? `LEFT JOIN ${this.s}.members m ON m.member_id = r.member_id` : ''}
+      WHERE $2::date IS NOT NULL AND $3::date IS NOT NULL AND $4::text IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
+        AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL AND $9::boolean IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
+      ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
+    const order = q.groupBy.map((g) => `g."${GROUP_KEY[g]}" NULLS LAST`);
+    // One row back: the groups in the answer's order as one JSON array of tuples (parsed natively, no row object per
+    // group), and the totals summed over the same groups in the same pass. With a live session to add, milliseconds
+    // and every group (a group below a second may reach one); without, seconds and only the groups with activity.
+    const ms = (column: string): string => (live ? column : `${column} / 1000`);
+    const sql = `SELECT COALESCE(json_agg(json_build_array(${[...q.groupBy.map((g) => GROUP_OUT[g](`g."${GROUP_KEY[g]}"`)), ''].join(', ')}
+          ${ms('g.tracked_ms')}, ${ms('g.paused_ms')}, g.session_count, g.linked_event_count, g.outside_session_event_count,
+          trim_scale(g.usage_cost)::text, g.input_tokens, g.output_tokens) ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}), '[]')::text AS groups,
+        COALESCE(sum(g.tracked_ms), 0)::text AS tracked_ms, COALESCE(sum(g.paused_ms), 0)::text AS paused_ms,
+        COALESCE(sum(g.session_count), 0)::text AS session_count, COALESCE(sum(g.linked_event_count), 0)::text AS linked_event_count,
+        COALESCE(sum(g.outside_session_event_count), 0)::text AS outside_session_event_count,
+        trim_scale(COALESCE(sum(g.usage_cost), 0))::text AS usage_cost,
+        COALESCE(sum(g.input_tokens), 0)::text AS input_tokens, COALESCE(sum(g.output_tokens), 0)::text AS output_tokens
+      FROM (${inner}) g
+      ${
+        live
+          ? ''
+          : `WHERE NOT (g.tracked_ms < 1000 AND g.paused_ms < 1000 AND g.session_count = 0 AND g.linked_event_count = 0
+                    AND g.outside_session_event_count = 0 AND g.usage_cost = 0 AND g.input_tokens = 0 AND g.output_tokens = 0)`
+      }`;
+    // A year of a large workspace sorts or hashes tens of thousands of groups: in memory, not in temporary files.
+    const [summed] = await this.dataSource.transaction(async (m) => {
+      await m.query("SET LOCAL work_mem = '64MB'");
+      return m.query<Array<Record<string, string>>>(sql, params);
+    });
+    const groups = JSON.parse(summed.groups) as SummaryTuple[];
+    const k = q.groupBy.length;
+    if (!live)
+      return answer(groups, {
+        tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
+        paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
+        session_count: Number(summed.session_count),
+        linked_event_count: Number(summed.linked_event_count),
+        outside_session_event_count: Number(summed.outside_session_event_count),
+        usage_cost: summed.usage_cost,
+        input_tokens: Number(summed.input_tokens),
+        output_tokens: Number(summed.output_tokens),
       });
 
-      // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
-      const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
-      const lives = await this.liveSessions(
-        q,
-        members.map((m) => m.member_id),
-      );
-      if (lives.length === 0) return this.answer(rows, q, asOf);
-      for (const row of rows) {
+    const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
+    const add = (group: Record<string, string | null>, metrics: Metrics): void => {
+      const key = JSON.stringify(group);
+      const held = merged.get(key);
+      if (held) addInto(held.metrics, metrics);
+      else merged.set(key, { group, metrics: { ...metrics } });
+    };
+    for (const row of groups) {
+      const group: Record<string, string | null> = {};
+      for (let i = 0; i < k; i++) group[keyNames[i]] = (row[i] as string | null) ?? null;
+      add(group, {
+        tracked_ms: Number(row[k]),
+        paused_ms: Number(row[k + 1]),
+        session_count: Number(row[k + 2]),
+        linked_event_count: Number(row[k + 3]),
+        outside_session_event_count: Number(row[k + 4]),
+        usage_cost: decimal(row[k + 5]),
+        input_tokens: Number(row[k + 6]),
+        output_tokens: Number(row[k + 7]),
+      });
+    }
+    const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
+    for (const session of lives) {
+      for (const piece of splitByDay(session.started_at, asOf, session.pauses, q.tz)) {
+        if (piece.day < q.from || piece.day > q.to) continue;
         const group: Record<string, string | null> = {};
-        for (const g of q.groupBy) group[GROUP_KEY[g]] = row[GROUP_KEY[g]] ?? null;
+        for (const g of q.groupBy) group[GROUP_KEY[g]] = this.keyOf(g, session, kinds.get(session.member_id) ?? null, piece.day);
         add(group, {
-          tracked_ms: Number(row.tracked_ms ?? 0),
-          paused_ms: Number(row.paused_ms ?? 0),
-          session_count: Number(row.session_count ?? 0),
-          linked_event_count: Number(row.linked_event_count ?? 0),
-          outside_session_event_count: Number(row.outside_session_event_count ?? 0),
-          usage_cost: decimal(row.usage_cost),
-          input_tokens: Number(row.input_tokens ?? 0),
-          output_tokens: Number(row.output_tokens ?? 0),
+          ...zero(),
+          tracked_ms: piece.trackedMs,
+          paused_ms: piece.pausedMs,
+          session_count: piece.day === localDate(session.started_at, q.tz) ? 1 : 0,
         });
-      }
-      for (const live of lives) {
-        for (const piece of splitByDay(live.started_at, asOf, live.pauses, q.tz)) {
-          if (piece.day < q.from || piece.day > q.to) continue;
-          const group: Record<string, string | null> = {};
-          for (const g of q.groupBy) group[GROUP_KEY[g]] = this.keyOf(g, live, kinds.get(live.member_id) ?? null, piece.day);
-          add(group, {
-            ...zero(),
-            tracked_ms: piece.trackedMs,
-            paused_ms: piece.pausedMs,
-            session_count: piece.day === localDate(live.started_at, q.tz) ? 1 : 0,
-          });
-        }
       }
     }
     const totals = zero();
     const held: Array<{ order: string; group: Record<string, string | null>; metrics: Metrics }> = [];
-    for (const { group, metrics } of groups.values()) {
+    for (const { group, metrics } of merged.values()) {
       if (isZero(metrics)) continue;
       addInto(totals, metrics);
       held.push({ order: JSON.stringify(group), group, metrics });
     }
     held.sort((a, b) => a.order.localeCompare(b.order));
-    const out = new ColumnsBuilder(q.groupBy.map((g) => GROUP_KEY[g]));
-    for (const { group, metrics } of held)
-      out.push(
-        q.groupBy.map((g) => group[GROUP_KEY[g]] ?? null),
-        metrics,
-      );
-    return { rows: [], columns: out.columns, asOf: asOf.toISOString(), totals: shown(totals) };
-  }
-
-  /** The summary straight from the aggregate (one row per group, already ordered): no live session to add. */
-  private answer(rows: Array<Record<string, string | null>>, q: GetReportV1, asOf: Date): ReportV1 {
-    const totals = zero();
-    let cost = 0n;
-    const out = new ColumnsBuilder(q.groupBy.map((g) => GROUP_KEY[g]));
-    const keys = q.groupBy.map((g) => GROUP_KEY[g]);
-    for (const row of rows) {
-      const metrics: Metrics = {
-        tracked_ms: Number(row.tracked_ms ?? 0),
-        paused_ms: Number(row.paused_ms ?? 0),
-        session_count: Number(row.session_count ?? 0),
-        linked_event_count: Number(row.linked_event_count ?? 0),
-        outside_session_event_count: Number(row.outside_session_event_count ?? 0),
-        usage_cost: decimal(row.usage_cost),
-        input_tokens: Number(row.input_tokens ?? 0),
-        output_tokens: Number(row.output_tokens ?? 0),
-      };
-      if (isZero(metrics)) continue;
-      totals.tracked_ms += metrics.tracked_ms;
-      totals.paused_ms += metrics.paused_ms;
-      totals.session_count += metrics.session_count;
-      totals.linked_event_count += metrics.linked_event_count;
-      totals.outside_session_event_count += metrics.outside_session_event_count;
-      totals.input_tokens += metrics.input_tokens;
-      totals.output_tokens += metrics.output_tokens;
-      if (metrics.usage_cost !== '0') cost += nanos(metrics.usage_cost);
-      out.push(
-        keys.map((k) => row[k] ?? null),
-        metrics,
-      );
-    }
-    totals.usage_cost = fromNanos(cost);
-    return { rows: [], columns: out.columns, asOf: asOf.toISOString(), totals: shown(totals) };
+    return answer(
+      held.map(({ group, metrics }) => {
+        const shownMetrics = shown(metrics);
+        return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
+      }),
+      shown(totals),
+    );
   }
 
   private async workspaceSize(workspaceId: string): Promise<number> {

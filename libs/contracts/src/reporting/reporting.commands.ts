@@ -42,6 +42,10 @@ export const SUMMARY_METRICS = [
   'output_tokens',
 ] as const;
 
+/** The documents a summary is answered as (D-50, D-51). */
+export const REPORT_FORMATS = ['json', 'csv'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
 /** The filters every report takes (D-50, D-51). */
 export class ReportFiltersV1 {
   @IsOptional() @IsUUID() memberId?: string;
@@ -69,60 +73,28 @@ export class GetReportV1 {
   /** The sessions report's page (D-29); absent: the first. */
   @IsOptional() @IsString() cursor?: string;
   @IsOptional() @IsInt() @Min(1) @Max(10_000) limit?: number;
-}
-
-/**
- * One group key of a columnar summary: its distinct values once, and per
- * group the position of its value in `values`.
- */
-export class SummaryKeyColumnV1 {
-  /** The key's field in a row's `group`: `member_id`, `week`, … */
-  @IsString() name!: string;
-  @IsArray() values!: Array<string | null>;
-  @IsArray() index!: number[];
-}
-
-/**
- * A summary's groups as columns (D-50): one entry per group in each array,
- * in the answer's order; the group keys in `groupBy` order; every metric a
- * number except `usage_cost`, an exact decimal string. Whole columns are
- * checked as arrays (not element by element): a year of a large workspace
- * has tens of thousands of groups, and the reporting service builds them.
- */
-export class SummaryColumnsV1 {
-  @IsArray() @ValidateNested({ each: true }) @Type(() => SummaryKeyColumnV1) keys!: SummaryKeyColumnV1[];
-  @IsArray() tracked_seconds!: number[];
-  @IsArray() paused_seconds!: number[];
-  @IsArray() session_count!: number[];
-  @IsArray() linked_event_count!: number[];
-  @IsArray() outside_session_event_count!: number[];
-  @IsArray() usage_cost!: string[];
-  @IsArray() input_tokens!: number[];
-  @IsArray() output_tokens!: number[];
+  /** The summary's document: the JSON body (absent: json) or the CSV. */
+  @IsOptional() @IsIn(REPORT_FORMATS) format?: ReportFormat;
 }
 
 /** A report's rows as the API shows them (snake_case fields), its `meta`, and the next page's cursor (sessions report). */
 export class ReportV1 {
   /** Empty when the summary's groups come as `columns`. */
   @IsArray() @IsObject({ each: true }) rows!: Array<Record<string, unknown>>;
-  /** The summary's groups, columnar (the reporting service answers every summary so). */
-  @IsOptional() @ValidateNested() @Type(() => SummaryColumnsV1) columns?: SummaryColumnsV1;
+  /**
+   * The summary as the API's own document (D-50, D-51), whole: the JSON body
+   * `{ data, meta }` (`summaryDocumentJson`) or, when `format` is `csv`, the
+   * CSV (`summaryCsv`), gzip-compressed and base64-encoded. A year of a large
+   * workspace is megabytes of repetitive JSON: compressed it crosses Kafka as
+   * a small message, and the gateway passes the bytes through (as
+   * `Content-Encoding: gzip` when the client accepts it) without parsing or
+   * rebuilding 26,500 row objects. Absent for the other reports.
+   */
+  @IsOptional() @IsString() body?: string;
   @IsString() asOf!: string;
   /** D-50: the summary's totals. */
   @IsOptional() @IsObject() totals?: Record<string, unknown>;
   @IsOptional() @IsString() nextCursor?: string | null;
-}
-
-/** The columnar summary's groups as rows `{ group, …metrics }` (D-50), one at a time. */
-export function* summaryRowsOf(columns: SummaryColumnsV1): Generator<Record<string, unknown>> {
-  const n = columns.tracked_seconds.length;
-  for (let i = 0; i < n; i++) {
-    const group: Record<string, string | null> = {};
-    for (const k of columns.keys) group[k.name] = k.values[k.index[i]] ?? null;
-    const row: Record<string, unknown> = { group };
-    for (const metric of SUMMARY_METRICS) row[metric] = columns[metric][i];
-    yield row;
-  }
 }
 
 export const GetReport = defineCommand({

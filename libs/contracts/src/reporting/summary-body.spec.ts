@@ -1,0 +1,46 @@
+import { stringify } from 'csv-stringify/sync';
+import { SUMMARY_METRICS } from './reporting.commands';
+import { summaryCsv, summaryDataJson, type SummaryTuple } from './summary-body';
+
+describe('the summary body (D-50, D-51: written once by the reporting service, passed through by the gateway)', () => {
+  const keyNames = ['member_id', 'work_type'];
+  const rows: SummaryTuple[] = [
+    ['m-1', 'reactive', 3_600, 60, 1, 2, 0, '0.000000001', 10, 5],
+    ['m-1', null, 0, 0, 0, 0, 3, '0', 0, 0],
+    ['m "2",\n', null, 12, 0, 0, 0, 0, '12.5', 0, 0],
+  ];
+  const asObjects = rows.map((r) => ({
+    group: { member_id: r[0], work_type: r[1] },
+    ...Object.fromEntries(SUMMARY_METRICS.map((name, i) => [name, r[2 + i]])),
+  }));
+
+  it('writes the data array as JSON.stringify writes the rows: keys escaped, null keys kept, usage_cost a string', () => {
+    expect(summaryDataJson(keyNames, rows)).toBe(JSON.stringify(asObjects));
+    expect((JSON.parse(summaryDataJson(keyNames, rows)) as unknown[])[1]).toEqual({
+      group: { member_id: 'm-1', work_type: null },
+      tracked_seconds: 0,
+      paused_seconds: 0,
+      session_count: 0,
+      linked_event_count: 0,
+      outside_session_event_count: 3,
+      usage_cost: '0',
+      input_tokens: 0,
+      output_tokens: 0,
+    });
+  });
+
+  it('writes an empty group for a summary without group keys, and an empty array without groups', () => {
+    expect(summaryDataJson([], [[1, 2, 3, 4, 5, '6', 7, 8]])).toBe(
+      JSON.stringify([Object.assign({ group: {} }, Object.fromEntries(SUMMARY_METRICS.map((n, i) => [n, i === 5 ? '6' : i + 1])))]),
+    );
+    expect(summaryDataJson(keyNames, [])).toBe('[]');
+  });
+
+  it('writes the CSV as csv-stringify does (RFC 4180, CRLF, header row, null as an empty field)', () => {
+    const expected = stringify([[...keyNames, ...SUMMARY_METRICS], ...rows.map((r) => r.map((v) => (v === null ? '' : v)))], {
+      record_delimiter: '\r\n',
+    });
+    expect(summaryCsv(keyNames, rows)).toBe(expected);
+    expect(summaryCsv(keyNames, [])).toBe(`${[...keyNames, ...SUMMARY_METRICS].join(',')}\r\n`);
+  });
+});

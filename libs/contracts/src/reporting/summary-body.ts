@@ -1,0 +1,69 @@
+import { SUMMARY_METRICS } from './reporting.commands';
+
+/**
+ * One group of a summary as the reporting service holds it: the group key
+ * values in `groupBy` order (`null` for none), then the metrics in
+ * `SUMMARY_METRICS` order — every metric a number except `usage_cost`, an
+ * exact decimal string.
+ */
+export type SummaryTuple = ReadonlyArray<string | number | null>;
+
+/**
+ * The summary's `data` array as the API answers it (D-50): one
+ * `{ group, …metrics }` object per group, written as one string in one pass.
+ * Each distinct group key value is escaped once; no object per group.
+ */
+export function summaryDataJson(keyNames: readonly string[], rows: readonly SummaryTuple[]): string {
+  const k = keyNames.length;
+  const heads = keyNames.map((name, j) => `${j === 0 ? '' : ','}${JSON.stringify(name)}:`);
+  const escaped = keyNames.map(() => new Map<string | number | null, string>());
+  const parts: string[] = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    let group = '';
+    for (let j = 0; j < k; j++) {
+      const held = escaped[j];
+      let text = held.get(r[j]);
+      if (text === undefined) {
+        text = JSON.stringify(r[j]);
+        held.set(r[j], text);
+      }
+      group += heads[j] + text;
+    }
+    parts[i] =
+      `{"group":{${group}},"tracked_seconds":${r[k]},"paused_seconds":${r[k + 1]},"session_count":${r[k + 2]},` +
+      `"linked_event_count":${r[k + 3]},"outside_session_event_count":${r[k + 4]},"usage_cost":${JSON.stringify(String(r[k + 5]))},` +
+      `"input_tokens":${r[k + 6]},"output_tokens":${r[k + 7]}}`;
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** A report's `meta` (D-50, D-51), in the order the API writes it. */
+export interface ReportMeta {
+  as_of: string;
+  tz: string;
+  from: string;
+  to: string;
+  totals?: Record<string, unknown>;
+  cursor?: string | null;
+}
+
+/** The summary's whole JSON document (D-50): `{ data, meta }`. */
+export function summaryDocumentJson(keyNames: readonly string[], rows: readonly SummaryTuple[], meta: ReportMeta): string {
+  return `{"data":${summaryDataJson(keyNames, rows)},"meta":${JSON.stringify(meta)}}`;
+}
+
+/** An RFC 4180 field: quoted when it holds a comma, a quote or a line break; `null` is empty. */
+const csvField = (value: string | number | null): string => {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+/** The summary as CSV (D-51): CRLF, one header row (group keys first, then the metrics), one line per group. */
+export function summaryCsv(keyNames: readonly string[], rows: readonly SummaryTuple[]): string {
+  const lines: string[] = new Array<string>(rows.length + 1);
+  lines[0] = [...keyNames, ...SUMMARY_METRICS].map(csvField).join(',');
+  for (let i = 0; i < rows.length; i++) lines[i + 1] = rows[i].map(csvField).join(',');
+  return `${lines.join('\r\n')}\r\n`;
+}
