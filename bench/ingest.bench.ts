@@ -116,11 +116,13 @@ async function ensureStack(base: string): Promise<AppProcess[]> {
   const started: AppProcess[] = [];
   try {
     const services = INGEST_ONLY ? (['identity', 'ingestion'] as const) : (['identity', 'ingestion', 'sessions', 'correlation'] as const);
+    // On a machine shared with other benches (load average 20 on 2 cores) a start-up takes over 30 s.
+    const readyMs = 120_000;
     // As `npm start` runs them: the services in one process; --process-per-app for one process each.
     if (process.argv.includes('--process-per-app'))
-      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
-    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }));
-    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
+      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }, readyMs));
+    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }, readyMs));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, readyMs));
     return started;
   } catch (err) {
     await Promise.all(started.map((p) => p.stop()));

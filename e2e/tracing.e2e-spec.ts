@@ -33,7 +33,7 @@ function ancestors(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
 /**
  * Traces exported over OTLP/HTTP to a real receiver started here: one
  * connected trace for a command from the HTTP request through Kafka to the
- * service and back, and a linked trace for the asynchronous tail (an event's
+ * service and back, and linked traces for the asynchronous tail (an event's
  * outbox row, its correlation, the link applied).
  */
 describe('distributed tracing end to end', () => {
@@ -121,10 +121,21 @@ describe('distributed tracing end to end', () => {
       spans.find((s) => s.traceId === request.traceId && s.spanId === correlated.links[0].spanId),
     );
     expect(writer.service).toBe('worktrack-ingestion');
-    // The link applied: correlation's statements belong to its trace.
-    const applied = await receiver.waitFor((spans) =>
+    // The link made: correlation's statements belong to its trace.
+    const made = await receiver.waitFor((spans) =>
       spans.some((s) => s.traceId === correlated.traceId && s.service === 'worktrack-correlation' && isPostgres(s)) ? true : undefined,
     );
-    expect(applied).toBe(true);
+    expect(made).toBe(true);
+    // The link applied: ingestion's consumer of the link row correlation wrote is a trace of its own, linked to correlation's span.
+    const applied = await receiver.waitFor((spans) =>
+      spans.find(
+        (s) =>
+          s.service === 'worktrack-ingestion' &&
+          s.kind === CONSUMER &&
+          s.name === 'process correlation.events.linked' &&
+          s.links.some((l) => l.traceId === correlated.traceId && l.spanId === correlated.spanId),
+      ),
+    );
+    expect(applied.traceId).not.toBe(correlated.traceId);
   });
 });

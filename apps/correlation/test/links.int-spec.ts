@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import {
   EventsLinked,
+  Header,
   EventsStored,
   SessionChanged,
   Topics,
@@ -12,7 +13,9 @@ import {
   type StoredUsageRefV1,
   type UsageLinkedV1,
 } from '@worktrack/contracts';
-import { startService } from '@worktrack/platform';
+import { context as otelContext, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { markTracingEnabled, parseTraceparent, startService, TRACEPARENT_HEADER, withKafkaSpan } from '@worktrack/platform';
 import {
   base,
   eventually,
@@ -31,6 +34,7 @@ import {
 import { CorrelationConfig } from '../src/correlation.config';
 import { CorrelationAppModule } from '../src/app.module';
 import { LINKS_PER_MESSAGE } from '../src/links/links.publisher';
+import { LinksRepository } from '../src/links/links.repository';
 
 /** Correlation through real Kafka and Postgres. */
 describe('correlation: links are right whatever the order (D-31)', () => {
@@ -303,6 +307,68 @@ describe('correlation: links are right whatever the order (D-31)', () => {
       expect(eventLinks()).toEqual([{ eventId, sessionId, version: 1, key: memberId }]);
       expect((await links(memberId)).get(own)).toBeUndefined();
     } finally {
+      await consumer.stop();
+    }
+  });
+
+  it("writes the calling consumer's trace context on its link rows, sampled or not, and the relay sends it on", async () => {
+    const memberId = randomUUID();
+    const sessionId = randomUUID();
+    const repository = app.get(LinksRepository);
+    const outbox = { linksPerMessage: LINKS_PER_MESSAGE, requestId: null };
+    const sampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const unsampled = '00-4bf92f3577b34da6a3ce929d0e0e4737-00f067aa0ba902b8-00';
+    const usage = randomUUID();
+    const received: Array<{ type: string; traceparent: string | undefined; ids: string[] }> = [];
+    const consumer = await kafka.client.startConsumer({
+      groupId: kafka.client.group(`links-trace-${randomUUID()}`),
+      topics: [kafka.client.topic(Topics.correlationLinks)],
+      fromBeginning: true,
+      concurrency: 1,
+      eachMessage: ({ message }) => {
+        const body = JSON.parse(String(message.value)) as { memberId: string; links: Array<{ eventId?: string; usageId?: string }> };
+        if (body.memberId === memberId) {
+          const header = message.headers?.[TRACEPARENT_HEADER];
+          received.push({
+            type: String(message.headers?.[Header.type]),
+            traceparent: header === undefined ? undefined : String(header),
+            ids: body.links.map((l) => l.eventId ?? l.usageId ?? ''),
+          });
+        }
+        return Promise.resolve();
+      },
+    });
+    otelContext.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    markTracingEnabled(true, true);
+    try {
+      const change = (revision: number, closedAt: string | null) => ({ sessionId, memberId, startedAt: iso(base), closedAt, revision });
+      await repository.applySessionChange(change(1, null), outbox);
+      const [early, late] = [randomUUID(), randomUUID()];
+      // Inside a sampled span (an EventsStored consumer's), the new links carry it.
+      const inSampled = <T>(fn: () => Promise<T>) => otelContext.with(trace.setSpanContext(ROOT_CONTEXT, parseTraceparent(sampled)!), fn);
+      await inSampled(() =>
+        repository.linkEvents(
+          [
+            { memberId, eventId: early, occurredAt: iso(base + 1_000) },
+            { memberId, eventId: late, occurredAt: iso(base + 5_000) },
+          ],
+          outbox,
+        ),
+      );
+      await inSampled(() => repository.linkUsage([{ memberId, eventId: usage, occurredAt: iso(base + 2_000) }], outbox));
+      // Under an unsampled parent (no span made), the relinks of a session change carry that parent as it came.
+      await withKafkaSpan('process sessions.session.changed', { relation: 'child', traceparents: [unsampled] }, () =>
+        repository.applySessionChange(change(2, iso(base + 3_000)), outbox),
+      );
+      await eventually(() => received.length === 3, 'three link messages', 30_000);
+      expect(received).toEqual([
+        { type: EventsLinked.type, traceparent: sampled, ids: [early, late].sort() },
+        { type: UsageLinked.type, traceparent: sampled, ids: [usage] },
+        { type: EventsLinked.type, traceparent: unsampled, ids: [late] },
+      ]);
+    } finally {
+      markTracingEnabled(false);
+      otelContext.disable();
       await consumer.stop();
     }
   });

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   let command: Record<string, string> = {};
   await withSpan(
     'send spec.command',
-    {},
+    () => ({}),
     async () => {
       command = contractHeaders({ type: 'spec.command', version: 1 }, {});
       logger.info('inside a span');

@@ -7,6 +7,7 @@ import { CorrelationLinkEvents1764010000001 } from './migrations/1764010000001-C
 import { CorrelationOutboxFromContract1764020000000 } from './migrations/1764020000000-CorrelationOutboxFromContract';
 import { CorrelationUsage1764200000001 } from './migrations/1764200000001-CorrelationUsage';
 import { CorrelationOutboxTraceparent1767000000002 } from './migrations/1767000000002-CorrelationOutboxTraceparent';
+import { CorrelationLinksTraceparent1767000000005 } from './migrations/1767000000005-CorrelationLinksTraceparent';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
@@ -20,5 +21,6 @@ export const correlationDatabase = {
     CorrelationOutboxFromContract1764020000000,
     CorrelationUsage1764200000001,
     CorrelationOutboxTraceparent1767000000002,
+    CorrelationLinksTraceparent1767000000005,
   ],
 };

@@ -43,14 +43,17 @@ export class LinksPublisher {
  * one row per group of `from`, whose rows `l` hold `event_id`, `session_id`
  * and `link_version`, keyed and addressed by `memberId` (an SQL expression),
  * the links in event id order; message ids are generated, the request id is
- * the function's `p_request_id`.
+ * the function's `p_request_id`, the `traceparent` the SQL expression
+ * `traceparent` (NULL when omitted, as the functions before migration
+ * 1767000000005 wrote it).
  */
-export function linksInsertSql(schema: string, memberId: string, from: string): string {
+export function linksInsertSql(schema: string, memberId: string, from: string, traceparent?: string): string {
   return outboxInsertSql(EventsLinked, {
     schema,
     key: memberId,
     messageId: 'gen_random_uuid()',
     requestId: 'p_request_id',
+    traceparent,
     payload: {
       memberId,
       links: jsonArraySql(EventLinkV1, { eventId: 'l.event_id', sessionId: 'l.session_id', version: 'l.link_version' }, 'l.event_id'),
@@ -64,14 +67,16 @@ export function linksInsertSql(schema: string, memberId: string, from: string): 
  * (migration 1764200000001), built from the contract as `linksInsertSql`
  * builds EventsLinked's: one row per group of `from`, whose rows `l` hold a
  * usage record's id as `event_id`, `session_id` and `link_version`, keyed and
- * addressed by `memberId`, the links in record id order.
+ * addressed by `memberId`, the links in record id order, the `traceparent`
+ * as `linksInsertSql` takes it.
  */
-export function usageLinksInsertSql(schema: string, memberId: string, from: string): string {
+export function usageLinksInsertSql(schema: string, memberId: string, from: string, traceparent?: string): string {
   return outboxInsertSql(UsageLinked, {
     schema,
     key: memberId,
     messageId: 'gen_random_uuid()',
     requestId: 'p_request_id',
+    traceparent,
     payload: {
       memberId,
       links: jsonArraySql(UsageLinkV1, { usageId: 'l.event_id', sessionId: 'l.session_id', version: 'l.link_version' }, 'l.event_id'),

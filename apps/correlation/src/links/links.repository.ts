@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
+import { currentTraceparent, queryPrepared, queryRows, schemaOf } from '@worktrack/platform';
 
 export interface ChangedLink {
   event_id: string;
@@ -67,7 +67,7 @@ export class LinksRepository {
    * session to the outbox as EventsLinked messages (per member, at most
    * `linksPerMessage` links each, keyed by the member id as given), under
    * the locks of all their members: one call (ADR 0012 decision
-   * 20) to `correlation.link_events` (migration 1764020000000), autocommitted
+   * 20) to `correlation.link_events` (migration 1767000000005), autocommitted
    * on its own, or in the transaction of `manager` when given (its locks are
    * then held already). The messages hold UUIDs and versions read from the
    * rows, valid by construction; a commit that queued any wakes the relay
@@ -78,7 +78,7 @@ export class LinksRepository {
     outbox: { linksPerMessage: number; requestId: string | null },
     manager?: EntityManager,
   ): Promise<number> {
-    const sql = `SELECT ${this.s}.link_events($1::text[], $2::uuid[], $3::timestamptz[], $4, $5) AS messages`;
+    const sql = `SELECT ${this.s}.link_events($1::text[], $2::uuid[], $3::timestamptz[], $4, $5, $6) AS messages`;
     const params = [
       events.map((e) => e.memberId),
       events.map((e) => e.eventId),
@@ -94,13 +94,13 @@ export class LinksRepository {
   /**
    * D-48: usage records without a session of their own, linked as
    * `linkEvents` links events (same locks, same rule, one autocommitted call
-   * to `correlation.link_usage`, migration 1764200000001), their links queued
+   * to `correlation.link_usage`, migration 1767000000005), their links queued
    * as UsageLinked messages. Returns how many messages were queued.
    */
   async linkUsage(records: NewEvent[], outbox: { linksPerMessage: number; requestId: string | null }): Promise<number> {
     const rows = await queryPrepared<{ messages: number }>(
       this.dataSource,
-      `SELECT ${this.s}.link_usage($1::text[], $2::uuid[], $3::timestamptz[], $4, $5) AS messages`,
+      `SELECT ${this.s}.link_usage($1::text[], $2::uuid[], $3::timestamptz[], $4, $5, $6) AS messages`,
       [records.map((e) => e.memberId), records.map((e) => e.eventId), records.map((e) => e.occurredAt), ...this.linksOutbox(outbox)],
     );
     return rows[0]?.messages ?? 0;
@@ -109,7 +109,7 @@ export class LinksRepository {
   /**
    * Applies a session change in one autocommitted round trip (ADR
    * 0012 decision 16): `correlation.apply_session_change` (migration
-   * 1764200000001) takes the member's lock, ignores a stale or repeated
+   * 1767000000005) takes the member's lock, ignores a stale or repeated
    * revision, stores the interval, relinks by D-31's rule the events and
    * usage records that occurred in the old or new interval (the session
    * whose [started_at, closed_at) contains occurred_at, open-ended while
@@ -124,15 +124,19 @@ export class LinksRepository {
   ): Promise<number> {
     const rows = await queryPrepared<{ changed: number }>(
       this.dataSource,
-      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8) AS changed`,
+      `SELECT ${this.s}.apply_session_change($1, $2, $3, $4, $5, $6, $7, $8, $9) AS changed`,
       [change.sessionId, change.memberId, change.startedAt, change.closedAt, change.revision, change.memberId, ...this.linksOutbox(outbox)],
     );
     return rows[0]?.changed ?? 0;
   }
 
-  /** The functions' last two arguments: how many links an EventsLinked message holds, and the request id of its rows. */
+  /**
+   * The functions' last three arguments: how many links an EventsLinked
+   * message holds, and the request id and `traceparent` of its rows (the
+   * consumer's span, so the link applied downstream is a span linked to it).
+   */
   private linksOutbox(outbox: { linksPerMessage: number; requestId: string | null }): unknown[] {
-    return [outbox.linksPerMessage, outbox.requestId];
+    return [outbox.linksPerMessage, outbox.requestId, currentTraceparent() ?? null];
   }
 
   /**

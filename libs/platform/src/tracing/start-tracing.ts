@@ -111,7 +111,12 @@ export class LinkFollowingSampler implements Sampler {
   constructor(private readonly delegate: Sampler) {}
 
   shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
-    if (trace.getSpanContext(context) === undefined && links.some((l) => (l.context.traceFlags & (TraceFlags.SAMPLED as number)) !== 0)) {
+    // Links first: most decisions have none, and then the parent is not even looked up.
+    if (
+      links.length > 0 &&
+      links.some((l) => (l.context.traceFlags & (TraceFlags.SAMPLED as number)) !== 0) &&
+      trace.getSpanContext(context) === undefined
+    ) {
       return { decision: 2 /* SamplingDecision.RECORD_AND_SAMPLED */ };
     }
     return this.delegate.shouldSample(context, traceId, name, kind, attributes, links);
@@ -140,16 +145,22 @@ function memoiseRequire(): void {
     _resolveFilename: (id: string, parent: unknown) => string;
   };
   const hooked = Module.prototype.require;
-  const seen = new Map<string, { filename: string; exports: unknown }>();
+  // Per calling file, per id: no key string is built on the way to a hit.
+  type Loaded = Map<string, { filename: string; exports: unknown }>;
+  const seen = new Map<string, Loaded>();
   Module.prototype.require = function memoisedRequire(this: { filename?: string }, id: string): unknown {
-    const key = this.filename === undefined ? undefined : `${this.filename}\0${id}`;
-    const hit = key === undefined ? undefined : seen.get(key);
+    const from = this.filename === undefined ? undefined : seen.get(this.filename);
+    const hit = from?.get(id);
     // Still in Node's cache (nobody deleted it from require.cache): the same module as before.
     if (hit !== undefined && Module._cache[hit.filename] !== undefined) return hit.exports;
     const exports = hooked.call(this, id);
-    if (key !== undefined && (id.startsWith('./') || id.startsWith('../'))) {
+    if (this.filename !== undefined && (id.startsWith('./') || id.startsWith('../'))) {
       const filename = Module._resolveFilename(id, this);
-      if (Module._cache[filename]?.loaded === true) seen.set(key, { filename, exports });
+      if (Module._cache[filename]?.loaded === true) {
+        let byId = from;
+        if (byId === undefined) seen.set(this.filename, (byId = new Map() as Loaded));
+        byId.set(id, { filename, exports });
+      }
     }
     return exports;
   };

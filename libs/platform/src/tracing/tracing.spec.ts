@@ -2,6 +2,7 @@ import { contractHeaders } from '../kafka/message';
 import { context as otelContext, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
+  currentTraceId,
   currentTraceparent,
   formatTraceparent,
   markTracingEnabled,
@@ -29,7 +30,9 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT unset (zero cost)', () => {
     const http = require('node:http') as typeof import('node:http') & { createServer: { __wrapped?: boolean } };
     expect(http.createServer.__wrapped).toBeUndefined();
     expect(contractHeaders({ type: 't', version: 1 }, {})).not.toHaveProperty('traceparent');
-    await expect(withSpan('s', {}, () => Promise.resolve(1))).resolves.toBe(1);
+    const attributes = jest.fn(() => ({}));
+    await expect(withSpan('s', attributes, () => Promise.resolve(1))).resolves.toBe(1);
+    expect(attributes).not.toHaveBeenCalled();
     await expect(withKafkaSpan('k', { relation: 'link', traceparents: [undefined] }, () => Promise.resolve(2))).resolves.toBe(2);
   });
 });
@@ -61,15 +64,20 @@ describe('a command whose parent is not sampled (parent-based sampling)', () => 
     otelContext.disable();
   });
 
-  it('makes no span: the handler runs with the parent active, so its traceparent travels on as it came', async () => {
+  it('makes no span, not even an active one for pg/ioredis/http to hang theirs on: the traceparent travels on as it came', async () => {
     otelContext.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     markTracingEnabled(true, true);
     const unsampled = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
-    const seen = await withKafkaSpan('process spec.command', { relation: 'child', traceparents: [unsampled] }, async () => {
+    const attributes = jest.fn(() => ({}));
+    const seen = await withKafkaSpan('process spec.command', { relation: 'child', traceparents: [unsampled], attributes }, async () => {
       await Promise.resolve();
-      return { traceparent: currentTraceparent(), recording: trace.getActiveSpan()?.isRecording() };
+      // A nested command's `send` makes no span either, and sends the same parent on.
+      return withSpan('send spec.nested', attributes, () =>
+        Promise.resolve({ traceparent: currentTraceparent(), traceId: currentTraceId(), active: trace.getActiveSpan() }),
+      );
     });
-    expect(seen).toEqual({ traceparent: unsampled, recording: false });
+    expect(seen).toEqual({ traceparent: unsampled, traceId: '0af7651916cd43dd8448eb211c80319c', active: undefined });
+    expect(attributes).not.toHaveBeenCalled();
     expect(contractHeaders({ type: 't', version: 1 }, {})).not.toHaveProperty('traceparent');
   });
 });

@@ -1,5 +1,6 @@
 import {
   context as otelContext,
+  createContextKey,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -45,29 +46,59 @@ export function markTracingEnabled(value: boolean, parentBased = true): void {
 
 const tracer = () => trace.getTracer(TRACER_NAME);
 
-/** The W3C `traceparent` of the active span, or undefined (tracing off, no span, or an invalid one). */
+/**
+ * A message's unsampled parent (parent-based sampling): its work records no
+ * span, so the parent is kept under a key of its own rather than as the active
+ * span. pg, ioredis and outgoing http (`requireParentSpan`) then see no parent
+ * and make no span at all, while `currentTraceparent` still hands the parent's
+ * context on (replies, nested commands, outbox rows), so that downstream makes
+ * the same decision.
+ */
+const UNSAMPLED_PARENT = createContextKey('worktrack unsampled parent');
+
+interface UnsampledParent {
+  spanContext: SpanContext;
+  traceparent: string;
+}
+
+const unsampledParent = (): UnsampledParent | undefined => otelContext.active().getValue(UNSAMPLED_PARENT) as UnsampledParent | undefined;
+
+/** The W3C `traceparent` of the active span (or of an unsampled parent), or undefined (tracing off, no span, or an invalid one). */
 export function currentTraceparent(): string | undefined {
   if (!enabled) return undefined;
   const span = trace.getActiveSpan();
-  return span ? formatTraceparent(span.spanContext()) : undefined;
+  if (span) return formatTraceparent(span.spanContext());
+  return unsampledParent()?.traceparent;
 }
 
 const isSampled = (sc: SpanContext): boolean => (sc.traceFlags & (TraceFlags.SAMPLED as number)) !== 0;
 
+/** A span context's header, made once per context object (a span hands out the same object on every call). */
+const formatted = new WeakMap<SpanContext, string>();
+
 export function formatTraceparent(sc: SpanContext): string | undefined {
+  const known = formatted.get(sc);
+  if (known !== undefined) return known;
   if (!trace.isSpanContextValid(sc)) return undefined;
-  return `00-${sc.traceId}-${sc.spanId}-${isSampled(sc) ? '01' : '00'}`;
+  const value = `00-${sc.traceId}-${sc.spanId}-${isSampled(sc) ? '01' : '00'}`;
+  formatted.set(sc, value);
+  return value;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_SPAN_ID = '0'.repeat(16);
 
 /** A remote span context from a W3C `traceparent`, or undefined when it is absent or malformed. */
 export function parseTraceparent(value: string | undefined | null): SpanContext | undefined {
   if (!value) return undefined;
   const match = TRACEPARENT.exec(value.trim());
-  if (!match || match[1] === 'ff') return undefined;
+  // Hex by the pattern; valid when neither id is all zeros (W3C).
+  if (!match || match[1] === 'ff' || match[2] === ZERO_TRACE_ID || match[3] === ZERO_SPAN_ID) return undefined;
   const sc: SpanContext = { traceId: match[2], spanId: match[3], traceFlags: parseInt(match[4], 16) & 1, isRemote: true };
-  return trace.isSpanContextValid(sc) ? sc : undefined;
+  // A version-00 header with only the sampled bit (or none) is already this context's own spelling.
+  if (match[1] === '00' && (match[4] === '00' || match[4] === '01')) formatted.set(sc, match[0]);
+  return sc;
 }
 
 /** `headers` with the active span's `traceparent` added (the same object), when tracing is on. */
@@ -81,7 +112,7 @@ export function injectTraceparent<H extends Record<string, string>>(headers: H):
 /** The active span's trace id for log lines, when tracing is on and a span is active. */
 export function currentTraceId(): string | undefined {
   if (!enabled) return undefined;
-  const sc = trace.getActiveSpan()?.spanContext();
+  const sc = trace.getActiveSpan()?.spanContext() ?? unsampledParent()?.spanContext;
   return sc && trace.isSpanContextValid(sc) ? sc.traceId : undefined;
 }
 
@@ -91,12 +122,15 @@ export interface KafkaSpanOptions {
   /** The `traceparent` header(s) of the message(s) handled. */
   traceparents: Array<string | undefined>;
   kind?: SpanKind;
-  attributes?: Attributes;
+  /** The span's attributes, asked for only when the span is recorded (never when tracing is off or the trace unsampled). */
+  attributes?: () => Attributes;
 }
 
 /**
  * Runs `fn` inside a span named `name` started from Kafka headers; without
  * tracing it only calls `fn`. Errors are recorded on the span and rethrown.
+ * The sampler sees no attributes (the configured ones decide by trace id
+ * and parent alone); a recorded span gets them as it starts.
  */
 export function withKafkaSpan<T>(name: string, options: KafkaSpanOptions, fn: () => Promise<T>): Promise<T> {
   if (!enabled) return fn();
@@ -104,30 +138,43 @@ export function withKafkaSpan<T>(name: string, options: KafkaSpanOptions, fn: ()
   let parent: Context = ROOT_CONTEXT;
   let links: Link[] | undefined;
   if (options.relation === 'child' && parents.length > 0) {
-    parent = trace.setSpanContext(ROOT_CONTEXT, parents[0]);
     // An unsampled parent's child is not recorded either (parent-based sampling): no span is
-    // made, the parent's context is only made active so its traceparent travels on as it came.
-    if (unsampledParentsDecide && !isSampled(parents[0])) return otelContext.with(parent, fn);
+    // made, and the parent travels on as it came (`UNSAMPLED_PARENT`).
+    if (unsampledParentsDecide && !isSampled(parents[0])) {
+      const traceparent = formatTraceparent(parents[0]) as string;
+      return otelContext.with(ROOT_CONTEXT.setValue(UNSAMPLED_PARENT, { spanContext: parents[0], traceparent }), fn);
+    }
+    parent = trace.setSpanContext(ROOT_CONTEXT, parents[0]);
   } else if (parents.length > 0) {
     // A sampled origin makes the consumer's trace sampled too (LinkFollowingSampler).
     links = parents.map((sc) => ({ context: sc }));
   }
-  return tracer().startActiveSpan(
-    name,
-    { kind: options.kind ?? SpanKind.CONSUMER, attributes: { 'messaging.system': 'kafka', ...options.attributes }, links },
-    parent,
-    (span) => settle(span, fn),
-  );
+  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.CONSUMER, links }, parent, (span) => {
+    if (span.isRecording()) span.setAttributes({ 'messaging.system': 'kafka', ...options.attributes?.() });
+    return settle(span, fn);
+  });
 }
 
-/** Runs `fn` in a span that is a child of the active one (an internal step worth seeing), when tracing is on. */
-export function withSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+/**
+ * Runs `fn` in a span that is a child of the active one (an internal step
+ * worth seeing), when tracing is on; `attributes` is asked for only when the
+ * span is recorded.
+ */
+export function withSpan<T>(
+  name: string,
+  attributes: () => Attributes,
+  fn: () => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
   if (!enabled) return fn();
   // Inside an unsampled trace a child would not be recorded either: the parent's context
   // (and its not-sampled flag) already travels on, so no span is made.
   const active = trace.getActiveSpan();
-  if (active !== undefined && !active.isRecording()) return fn();
-  return tracer().startActiveSpan(name, { kind, attributes }, otelContext.active(), (span) => settle(span, fn));
+  if (active === undefined ? unsampledParent() !== undefined : !active.isRecording()) return fn();
+  return tracer().startActiveSpan(name, { kind }, otelContext.active(), (span) => {
+    if (span.isRecording()) span.setAttributes(attributes());
+    return settle(span, fn);
+  });
 }
 
 async function settle<T>(span: Span, fn: () => Promise<T>): Promise<T> {

@@ -136,7 +136,11 @@ export class CommandClient implements OnApplicationBootstrap, OnApplicationShutd
     // With tracing on, a producer span from the publish to the reply: the service's span is its child.
     return withSpan(
       `send ${contract.type}`,
-      { 'messaging.system': 'kafka', 'messaging.destination.name': Topics[contract.topic].name, 'worktrack.message.type': contract.type },
+      () => ({
+        'messaging.system': 'kafka',
+        'messaging.destination.name': Topics[contract.topic].name,
+        'worktrack.message.type': contract.type,
+      }),
       () => this.sendCommand(contract, payload, opts),
       SpanKind.PRODUCER,
     );

@@ -237,7 +237,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
       // The command's span continues the requester's trace; the reply carries it back.
       await withKafkaSpan(
         `process ${meta.type}`,
-        { relation: 'child', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: kafkaSpanAttributes(meta) },
+        { relation: 'child', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: () => kafkaSpanAttributes(meta) },
         async () => {
           const body = await this.execute(meta, message.value);
           this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: body.ok ? 'handled' : 'failed' });
@@ -362,7 +362,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         {
           relation: 'link',
           traceparents: metas.map((m) => m.headers[TRACEPARENT_HEADER]),
-          attributes: { ...kafkaSpanAttributes(first), 'messaging.batch.message_count': messages.length },
+          attributes: () => ({ ...kafkaSpanAttributes(first), 'messaging.batch.message_count': messages.length }),
         },
         () => this.invoke(handler, values, new ContractContext([first, 'event', metas])),
       );
@@ -400,7 +400,7 @@ export class KafkaContractTransport extends Server implements CustomTransportStr
         const value = decodeJson(message.value);
         await withKafkaSpan(
           `process ${meta.type}`,
-          { relation: 'link', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: kafkaSpanAttributes(meta) },
+          { relation: 'link', traceparents: [meta.headers[TRACEPARENT_HEADER]], attributes: () => kafkaSpanAttributes(meta) },
           () => this.invoke(handler, many ? [value] : value, new ContractContext([meta, 'event'])),
         );
         this.metrics.kafkaMessages.inc({ topic, type: meta.type, outcome: 'handled' });
