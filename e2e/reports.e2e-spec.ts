@@ -220,6 +220,21 @@ describe('reports, end to end', () => {
     expect(rows).toHaveLength(1 + 5); // the owner's four blocks and the plain member's
   }, 60_000);
 
+  it('answers the summary gzip-encoded to a client that takes gzip and plain to one that does not, the same document (D-51)', async () => {
+    const url = `${gateway.url}/v1/reports/summary?${FIXTURE}&tz=Europe/Berlin&member_id=${owner.memberId}`;
+    const gzipped = await fetch(url, { headers: { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    const plain = await fetch(url, { headers: { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    const [a, b] = [(await gzipped.json()) as Summary, (await plain.json()) as Summary];
+    expect(b.data).toEqual(a.data);
+    expect(b.meta.totals).toEqual(a.meta.totals);
+    expect(b.data.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('shows a member its own rows, owners the workspace, report_only its own member; a foreign member id is an empty filter (D-52, D-7)', async () => {
     const q = 'from=2026-10-15&to=2026-10-15&tz=UTC&group_by=member';
     const all = await eventually(owner.token, q, (s) => s.data.length === 2);
