@@ -10,6 +10,9 @@ describe('acceptsGzip (the summary is passed through compressed only to clients 
     ['gzip;q=0', false],
     ['gzip; q=0.0, *;q=0', false],
     ['identity', false],
+    ['gzip;q=0, *;q=1', false],
+    ['br, *;q=0.1', true],
+    ['x-gzip', true],
     [undefined, false],
   ])('%s → %s', (header, expected) => expect(acceptsGzip(header)).toBe(expected));
 });
