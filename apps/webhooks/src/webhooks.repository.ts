@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { schemaOf } from '@worktrack/platform';
+import { queryPrepared, schemaOf } from '@worktrack/platform';
 import type { OutgoingMessage } from './messages/source-events';
 
 export interface EndpointRow {
@@ -56,6 +56,40 @@ export interface AttemptResult {
   nextAttemptAt: Date | null;
   /** Set: the endpoint is disabled with this reason (410, or failing for 5 days). */
   disable: string | null;
+}
+
+/** What each enabled endpoint's workspace subscribes to: the union of their event types. */
+export interface WorkspaceSubscriptions {
+  workspace_id: string;
+  event_types: string[];
+}
+
+/**
+ * A connection of the pool that LISTENs to the endpoints' notifications
+ * (the `endpoints_notify` trigger: a workspace id whenever what it
+ * subscribes to may have changed).
+ */
+export interface EndpointsListener {
+  /**
+   * A round trip on the listening connection: when it resolves, every
+   * notification of a commit before it started has been handed to
+   * `onWorkspace` (Postgres sends a listener its pending notifications
+   * before it reads the next statement).
+   */
+  fence(): Promise<void>;
+  /** Stops listening and returns the connection to the pool. */
+  close(): Promise<void>;
+}
+
+/** The listening connection's application_name. */
+export const LISTENER_APPLICATION_NAME = 'webhooks-subscriptions';
+
+/** What the listener needs of pg's client. */
+interface ListeningClient {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (n: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error' | 'end', listener: (err?: unknown) => void): unknown;
+  removeAllListeners(event: 'notification' | 'error' | 'end'): unknown;
 }
 
 const ENDPOINT_COLUMNS =
@@ -145,6 +179,65 @@ export class WebhooksRepository {
     return rows[0][0] ?? null;
   }
 
+  /** Per workspace with an enabled endpoint (all, or those named), the event types they subscribe to. */
+  async subscriptions(workspaceIds: readonly string[] | null): Promise<WorkspaceSubscriptions[]> {
+    return queryPrepared<WorkspaceSubscriptions>(
+      this.dataSource,
+      `SELECT e.workspace_id, array_agg(DISTINCT t.type) AS event_types
+         FROM ${this.s}.endpoints e CROSS JOIN unnest(e.event_types) AS t(type)
+        WHERE e.enabled AND ($1::uuid[] IS NULL OR e.workspace_id = ANY ($1::uuid[]))
+        GROUP BY e.workspace_id`,
+      [workspaceIds],
+    );
+  }
+
+  /**
+   * Holds a connection of the pool that LISTENs to `<schema>.endpoints`:
+   * each notification's workspace goes to `onWorkspace`; `onLost` is
+   * called once when the connection fails or ends (the listener is dead
+   * then: close it and listen again).
+   */
+  async listenToEndpoints(onWorkspace: (workspaceId: string) => void, onLost: (err?: unknown) => void): Promise<EndpointsListener> {
+    const channel = `${schemaOf(this.dataSource)}.endpoints`;
+    const runner = this.dataSource.createQueryRunner();
+    let lost = false;
+    try {
+      const client = (await runner.connect()) as ListeningClient;
+      const lose = (err?: unknown): void => {
+        if (lost) return;
+        lost = true;
+        onLost(err);
+      };
+      client.on('error', lose);
+      client.on('end', lose);
+      client.on('notification', (n) => {
+        if (n.channel === channel && n.payload) onWorkspace(n.payload);
+      });
+      await client.query(`LISTEN "${channel}"`);
+      // Named, so that an operator (or a test) can tell the listening backend apart in pg_stat_activity.
+      await client.query(`SET application_name = '${LISTENER_APPLICATION_NAME}'`);
+      return {
+        fence: async () => {
+          await client.query('SELECT 1');
+        },
+        close: async () => {
+          lost = true;
+          await client.query('UNLISTEN *; RESET application_name').catch(() => undefined);
+          client.removeAllListeners('notification');
+          client.removeAllListeners('end');
+          client.removeAllListeners('error');
+          // A failed connection stays in the pool's hands: pg drops it when released with an error.
+          client.on('error', () => undefined);
+          await runner.release().catch(() => undefined);
+        },
+      };
+    } catch (err) {
+      lost = true;
+      await runner.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
   /**
    * D-54: stores the messages that have at least one subscribed, enabled
    * endpoint in their workspace, and a due delivery for each. A message id
@@ -153,7 +246,8 @@ export class WebhooksRepository {
    */
   async fanOut(messages: readonly OutgoingMessage[]): Promise<number> {
     if (messages.length === 0) return 0;
-    const rows = await this.dataSource.query<Array<{ n: string }>>(
+    const rows = await queryPrepared<{ n: string }>(
+      this.dataSource,
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS i(id, workspace_id, type, body)
        ), targets AS (
