@@ -294,7 +294,8 @@ export class WebhooksRepository {
     leaseMs: number,
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = await this.dataSource.query<[ClaimedDelivery[], number]>(
+    return queryPrepared<ClaimedDelivery>(
+      this.dataSource,
       `WITH eps AS (
          SELECT e.id, GREATEST(0, $3::int - COALESCE(b.busy, 0)) AS free
            FROM ${this.s}.endpoints e
@@ -316,37 +317,69 @@ export class WebhooksRepository {
                  e.url, e.secret, e.previous_secret, e.previous_secret_until, e.failing_since`,
       [[...slots.keys()], [...slots.values()], perEndpoint, excluded, limit, leaseMs],
     );
-    return rows[0];
   }
 
-  /** Records an attempt's end: the log row, the delivery's state, and the endpoint's failure streak or disabling. */
-  async finish(r: AttemptResult, attemptId: string): Promise<void> {
-    await this.dataSource.query(
-      `WITH logged AS (
+  /**
+   * Records the ends of attempts, in the order they ended, in one statement:
+   * their log rows, their deliveries' states, and for each endpoint whose
+   * failure streak starts or ends, or which is disabled, that change. An
+   * endpoint row is written only then, not at every attempt (an answering
+   * endpoint's row stays as it is).
+   */
+  async finish(results: ReadonlyArray<{ result: AttemptResult; attemptId: string }>): Promise<void> {
+    if (results.length === 0) return;
+    const perEndpoint = new Map<string, { succeeded: boolean; reset: boolean; failingSince: Date | null; disable: string | null }>();
+    for (const { result: r } of results) {
+      const e = perEndpoint.get(r.endpointId) ?? { succeeded: false, reset: false, failingSince: null, disable: null };
+      if (r.succeeded) {
+        e.succeeded = true;
+        e.reset = true;
+        e.failingSince = null;
+      } else {
+        if (e.succeeded || e.failingSince === null) e.failingSince = r.attemptedAt;
+        e.succeeded = false;
+      }
+      e.disable = r.disable ?? e.disable;
+      perEndpoint.set(r.endpointId, e);
+    }
+    const endpoints = [...perEndpoint.entries()].sort(([a], [b]) => a.localeCompare(b));
+    await queryPrepared(
+      this.dataSource,
+      `WITH r AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::timestamptz[], $9::timestamptz[])
+           AS r(id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
+       ), logged AS (
          INSERT INTO ${this.s}.attempts (id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING 1
+         SELECT id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at FROM r RETURNING 1
        ), delivery AS (
-         UPDATE ${this.s}.deliveries
-            SET state = CASE WHEN $6 = 'succeeded' THEN 'succeeded' WHEN $9::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
-                next_attempt_at = COALESCE($9, next_attempt_at)
-          WHERE endpoint_id = $2 AND webhook_id = $3 AND state = 'sending' RETURNING 1
+         UPDATE ${this.s}.deliveries d
+            SET state = CASE WHEN r.outcome = 'succeeded' THEN 'succeeded' WHEN r.next_attempt_at IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at)
+           FROM r
+          WHERE d.endpoint_id = r.endpoint_id AND d.webhook_id = r.webhook_id AND d.state = 'sending' RETURNING 1
        )
-       UPDATE ${this.s}.endpoints
-          SET failing_since = CASE WHEN $6 = 'succeeded' THEN NULL ELSE COALESCE(failing_since, $8) END,
-              enabled = CASE WHEN $10::text IS NULL THEN enabled ELSE false END,
-              disabled_reason = COALESCE($10, disabled_reason)
-        WHERE id = $2`,
+       UPDATE ${this.s}.endpoints e
+          SET failing_since = CASE WHEN x.succeeded THEN NULL WHEN x.reset THEN x.failing_since ELSE COALESCE(e.failing_since, x.failing_since) END,
+              enabled = e.enabled AND x.disable IS NULL,
+              disabled_reason = COALESCE(x.disable, e.disabled_reason)
+         FROM unnest($10::uuid[], $11::bool[], $12::bool[], $13::timestamptz[], $14::text[]) AS x(id, succeeded, reset, failing_since, disable)
+        WHERE e.id = x.id
+          AND (x.disable IS NOT NULL OR (x.succeeded AND e.failing_since IS NOT NULL) OR (NOT x.succeeded AND (x.reset OR e.failing_since IS NULL)))`,
       [
-        attemptId,
-        r.endpointId,
-        r.webhookId,
-        r.type,
-        r.statusCode,
-        r.succeeded ? 'succeeded' : 'failed',
-        Math.round(r.durationMs),
-        r.attemptedAt,
-        r.nextAttemptAt,
-        r.disable,
+        results.map((x) => x.attemptId),
+        results.map((x) => x.result.endpointId),
+        results.map((x) => x.result.webhookId),
+        results.map((x) => x.result.type),
+        results.map((x) => x.result.statusCode),
+        results.map((x) => (x.result.succeeded ? 'succeeded' : 'failed')),
+        results.map((x) => Math.round(x.result.durationMs)),
+        results.map((x) => x.result.attemptedAt),
+        results.map((x) => x.result.nextAttemptAt),
+        endpoints.map(([id]) => id),
+        endpoints.map(([, e]) => e.succeeded),
+        endpoints.map(([, e]) => e.reset),
+        endpoints.map(([, e]) => e.failingSince),
+        endpoints.map(([, e]) => e.disable),
       ],
     );
   }
