@@ -92,6 +92,44 @@ interface ListeningClient {
   removeAllListeners(event: 'notification' | 'error' | 'end'): unknown;
 }
 
+/** What a run of attempt ends (in the order they ended) does to one endpoint's row. */
+export interface StreakChange {
+  endpointId: string;
+  /** The last attempt succeeded: the failure streak is over. */
+  succeeded: boolean;
+  /** An attempt succeeded in the run: a streak the row holds ended, and `failingSince` starts the new one. */
+  reset: boolean;
+  /** The first failure after the run's last success (null when the last attempt succeeded). */
+  failingSince: Date | null;
+  /** Set: the endpoint is disabled with this reason. */
+  disable: string | null;
+}
+
+/** Per endpoint, in id order (the order rows are locked in, whichever replica writes), what the attempts change. */
+export function streakChanges(results: readonly AttemptResult[]): StreakChange[] {
+  const byEndpoint = new Map<string, StreakChange>();
+  for (const r of results) {
+    const e = byEndpoint.get(r.endpointId) ?? {
+      endpointId: r.endpointId,
+      succeeded: false,
+      reset: false,
+      failingSince: null,
+      disable: null,
+    };
+    if (r.succeeded) {
+      e.succeeded = true;
+      e.reset = true;
+      e.failingSince = null;
+    } else {
+      if (e.failingSince === null) e.failingSince = r.attemptedAt;
+      e.succeeded = false;
+    }
+    e.disable = r.disable ?? e.disable;
+    byEndpoint.set(r.endpointId, e);
+  }
+  return [...byEndpoint.values()].sort((a, b) => a.endpointId.localeCompare(b.endpointId));
+}
+
 const ENDPOINT_COLUMNS =
   'id, workspace_id, url, event_types, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at';
 
@@ -328,21 +366,7 @@ export class WebhooksRepository {
    */
   async finish(results: ReadonlyArray<{ result: AttemptResult; attemptId: string }>): Promise<void> {
     if (results.length === 0) return;
-    const perEndpoint = new Map<string, { succeeded: boolean; reset: boolean; failingSince: Date | null; disable: string | null }>();
-    for (const { result: r } of results) {
-      const e = perEndpoint.get(r.endpointId) ?? { succeeded: false, reset: false, failingSince: null, disable: null };
-      if (r.succeeded) {
-        e.succeeded = true;
-        e.reset = true;
-        e.failingSince = null;
-      } else {
-        if (e.succeeded || e.failingSince === null) e.failingSince = r.attemptedAt;
-        e.succeeded = false;
-      }
-      e.disable = r.disable ?? e.disable;
-      perEndpoint.set(r.endpointId, e);
-    }
-    const endpoints = [...perEndpoint.entries()].sort(([a], [b]) => a.localeCompare(b));
+    const endpoints = streakChanges(results.map((x) => x.result));
     await queryPrepared(
       this.dataSource,
       `WITH r AS (
@@ -375,11 +399,11 @@ export class WebhooksRepository {
         results.map((x) => Math.round(x.result.durationMs)),
         results.map((x) => x.result.attemptedAt),
         results.map((x) => x.result.nextAttemptAt),
-        endpoints.map(([id]) => id),
-        endpoints.map(([, e]) => e.succeeded),
-        endpoints.map(([, e]) => e.reset),
-        endpoints.map(([, e]) => e.failingSince),
-        endpoints.map(([, e]) => e.disable),
+        endpoints.map((e) => e.endpointId),
+        endpoints.map((e) => e.succeeded),
+        endpoints.map((e) => e.reset),
+        endpoints.map((e) => e.failingSince),
+        endpoints.map((e) => e.disable),
       ],
     );
   }
