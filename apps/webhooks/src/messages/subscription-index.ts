@@ -7,6 +7,14 @@ import type { OutgoingMessage } from './source-events';
 const FULL_RELOAD_MS = 60_000;
 
 /**
+ * A round trip starts no sooner than this after the previous one started,
+ * and every batch that arrives before it starts shares it: under load one
+ * round trip serves several batches. It delays only batches that would be
+ * skipped (and what follows them on their partition) by at most this much.
+ */
+const FENCE_GATHER_MS = 10;
+
+/**
  * What each workspace subscribes to (the event types of its enabled
  * endpoints), in memory, so that a batch of source events none of whose
  * workspaces subscribes to its type costs no statement (D-54).
@@ -49,8 +57,10 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnModuleDestro
   private fullReloadTimer?: NodeJS.Timeout;
   private readonly toRead = new Set<string>();
   private reading?: Promise<void>;
+  /** The round trip not started yet: batches arriving now share it. */
+  private fenceWaiting?: Promise<void>;
   private fenceInFlight?: Promise<void>;
-  private fenceNext?: Promise<void>;
+  private lastFence = 0;
 
   constructor(
     private readonly repo: WebhooksRepository,
@@ -96,24 +106,25 @@ export class SubscriptionIndex implements OnApplicationBootstrap, OnModuleDestro
     return this.dirty.has(m.workspaceId) || (this.types.get(m.workspaceId)?.has(m.type) ?? false);
   }
 
-  /** A round trip that starts after this call; calls while one is in flight share the next. */
+  /** A round trip that starts after this call; calls before it starts share it. */
   private fence(): Promise<void> {
-    const listener = this.listener;
-    if (!listener) return Promise.reject(new Error('not listening'));
-    if (!this.fenceInFlight) {
-      const trip: Promise<void> = listener.fence().finally(() => {
-        if (this.fenceInFlight === trip) this.fenceInFlight = undefined;
-      });
+    if (this.fenceWaiting) return this.fenceWaiting;
+    const gap = this.lastFence + FENCE_GATHER_MS - Date.now();
+    const ready = Promise.all([
+      this.fenceInFlight?.catch(() => undefined),
+      gap > 0 ? new Promise((resolve) => setTimeout(resolve, gap)) : undefined,
+    ]);
+    const waiting: Promise<void> = ready.then(() => {
+      if (this.fenceWaiting === waiting) this.fenceWaiting = undefined;
+      const listener = this.listener;
+      if (!listener) throw new Error('not listening');
+      this.lastFence = Date.now();
+      const trip = listener.fence();
       this.fenceInFlight = trip;
       return trip;
-    }
-    this.fenceNext ??= this.fenceInFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.fenceNext = undefined;
-        return this.fence();
-      });
-    return this.fenceNext;
+    });
+    this.fenceWaiting = waiting;
+    return waiting;
   }
 
   private async connect(): Promise<void> {
