@@ -362,7 +362,8 @@ export class WebhooksRepository {
    * their log rows, their deliveries' states, and for each endpoint whose
    * failure streak starts or ends, or which is disabled, that change. An
    * endpoint row is written only then, not at every attempt (an answering
-   * endpoint's row stays as it is).
+   * endpoint's row stays as it is). A deleted endpoint's attempts are not
+   * logged (its log went with it).
    */
   async finish(results: ReadonlyArray<{ result: AttemptResult; attemptId: string }>): Promise<void> {
     if (results.length === 0) return;
@@ -374,7 +375,8 @@ export class WebhooksRepository {
            AS r(id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
        ), logged AS (
          INSERT INTO ${this.s}.attempts (id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
-         SELECT id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at FROM r RETURNING 1
+         SELECT id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at FROM r
+          WHERE EXISTS (SELECT 1 FROM ${this.s}.endpoints e WHERE e.id = r.endpoint_id) RETURNING 1
        ), delivery AS (
          UPDATE ${this.s}.deliveries d
             SET state = CASE WHEN r.outcome = 'succeeded' THEN 'succeeded' WHEN r.next_attempt_at IS NULL THEN 'failed' ELSE 'pending' END,

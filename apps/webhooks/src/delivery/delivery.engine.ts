@@ -149,7 +149,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
       const attempt = this.attempt(delivery)
         .catch((err: unknown) => {
           // The delivery stays `sending` until its lease ends, then it is claimed again.
-          this.logger.error({ err, webhookId: delivery.webhook_id }, 'recording a webhook attempt failed');
+          this.logger.error({ err, webhookId: delivery.webhook_id }, 'a webhook attempt ended in an error');
         })
         .finally(() => {
           const left = (this.inFlight.get(delivery.endpoint_id) ?? 1) - 1;
@@ -164,16 +164,30 @@ export class DeliveryEngine implements OnApplicationBootstrap, OnModuleDestroy {
     return claimed.length === free;
   }
 
-  /** Writes the ended attempts in one statement; kept for the next round when it fails (their deliveries stay leased). */
+  /**
+   * Writes the ended attempts in one statement. Should it fail (an endpoint
+   * deleted meanwhile takes its log rows' foreign key with it), each is
+   * written alone, so that one cannot hold back the others; one that still
+   * fails is dropped with an error, and its delivery, still `sending`, is
+   * claimed again when its lease ends.
+   */
   private async record(): Promise<void> {
     const results = this.finished;
     if (results.length === 0) return;
     this.finished = [];
     try {
       await this.repo.finish(results);
+      return;
     } catch (err) {
-      this.finished = [...results, ...this.finished];
-      throw err;
+      if (results.length === 1) {
+        this.logger.error({ err, webhookId: results[0].result.webhookId }, 'recording a webhook attempt failed');
+        return;
+      }
+    }
+    for (const one of results) {
+      await this.repo.finish([one]).catch((err: unknown) => {
+        this.logger.error({ err, webhookId: one.result.webhookId }, 'recording a webhook attempt failed');
+      });
     }
   }
 
