@@ -5,10 +5,11 @@ import { EndpointsConsumer } from './endpoints/endpoints.consumer';
 import { EndpointsService } from './endpoints/endpoints.service';
 import { MessagesService } from './messages/messages.service';
 import { SourceEventsConsumer } from './messages/source-events.consumer';
+import { SubscriptionIndex } from './messages/subscription-index';
 import { WebhooksRepository } from './webhooks.repository';
 
 @Module({
   controllers: [EndpointsConsumer, SourceEventsConsumer],
-  providers: [WebhooksRepository, WebhookSender, DeliveryEngine, EndpointsService, MessagesService],
+  providers: [WebhooksRepository, WebhookSender, DeliveryEngine, EndpointsService, MessagesService, SubscriptionIndex],
 })
 export class WebhooksModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { schemaOf } from '@worktrack/platform';
+import { queryPrepared, schemaOf } from '@worktrack/platform';
 import type { OutgoingMessage } from './messages/source-events';
 
 export interface EndpointRow {
@@ -56,6 +56,78 @@ export interface AttemptResult {
   nextAttemptAt: Date | null;
   /** Set: the endpoint is disabled with this reason (410, or failing for 5 days). */
   disable: string | null;
+}
+
+/** What each enabled endpoint's workspace subscribes to: the union of their event types. */
+export interface WorkspaceSubscriptions {
+  workspace_id: string;
+  event_types: string[];
+}
+
+/**
+ * A connection of the pool that LISTENs to the endpoints' notifications
+ * (the `endpoints_notify` trigger: a workspace id whenever what it
+ * subscribes to may have changed).
+ */
+export interface EndpointsListener {
+  /**
+   * A round trip on the listening connection: when it resolves, every
+   * notification of a commit before it started has been handed to
+   * `onWorkspace` (Postgres sends a listener its pending notifications
+   * before it reads the next statement).
+   */
+  fence(): Promise<void>;
+  /** Stops listening and returns the connection to the pool. */
+  close(): Promise<void>;
+}
+
+/** The listening connection's application_name. */
+export const LISTENER_APPLICATION_NAME = 'webhooks-subscriptions';
+
+/** What the listener needs of pg's client. */
+interface ListeningClient {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (n: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error' | 'end', listener: (err?: unknown) => void): unknown;
+  removeAllListeners(event: 'notification' | 'error' | 'end'): unknown;
+}
+
+/** What a run of attempt ends (in the order they ended) does to one endpoint's row. */
+export interface StreakChange {
+  endpointId: string;
+  /** The last attempt succeeded: the failure streak is over. */
+  succeeded: boolean;
+  /** An attempt succeeded in the run: a streak the row holds ended, and `failingSince` starts the new one. */
+  reset: boolean;
+  /** The first failure after the run's last success (null when the last attempt succeeded). */
+  failingSince: Date | null;
+  /** Set: the endpoint is disabled with this reason. */
+  disable: string | null;
+}
+
+/** Per endpoint, in id order (the order rows are locked in, whichever replica writes), what the attempts change. */
+export function streakChanges(results: readonly AttemptResult[]): StreakChange[] {
+  const byEndpoint = new Map<string, StreakChange>();
+  for (const r of results) {
+    const e = byEndpoint.get(r.endpointId) ?? {
+      endpointId: r.endpointId,
+      succeeded: false,
+      reset: false,
+      failingSince: null,
+      disable: null,
+    };
+    if (r.succeeded) {
+      e.succeeded = true;
+      e.reset = true;
+      e.failingSince = null;
+    } else {
+      if (e.failingSince === null) e.failingSince = r.attemptedAt;
+      e.succeeded = false;
+    }
+    e.disable = r.disable ?? e.disable;
+    byEndpoint.set(r.endpointId, e);
+  }
+  return [...byEndpoint.values()].sort((a, b) => a.endpointId.localeCompare(b.endpointId));
 }
 
 const ENDPOINT_COLUMNS =
@@ -145,6 +217,65 @@ export class WebhooksRepository {
     return rows[0][0] ?? null;
   }
 
+  /** Per workspace with an enabled endpoint (all, or those named), the event types they subscribe to. */
+  async subscriptions(workspaceIds: readonly string[] | null): Promise<WorkspaceSubscriptions[]> {
+    return queryPrepared<WorkspaceSubscriptions>(
+      this.dataSource,
+      `SELECT e.workspace_id, array_agg(DISTINCT t.type) AS event_types
+         FROM ${this.s}.endpoints e CROSS JOIN unnest(e.event_types) AS t(type)
+        WHERE e.enabled AND ($1::uuid[] IS NULL OR e.workspace_id = ANY ($1::uuid[]))
+        GROUP BY e.workspace_id`,
+      [workspaceIds],
+    );
+  }
+
+  /**
+   * Holds a connection of the pool that LISTENs to `<schema>.endpoints`:
+   * each notification's workspace goes to `onWorkspace`; `onLost` is
+   * called once when the connection fails or ends (the listener is dead
+   * then: close it and listen again).
+   */
+  async listenToEndpoints(onWorkspace: (workspaceId: string) => void, onLost: (err?: unknown) => void): Promise<EndpointsListener> {
+    const channel = `${schemaOf(this.dataSource)}.endpoints`;
+    const runner = this.dataSource.createQueryRunner();
+    let lost = false;
+    try {
+      const client = (await runner.connect()) as ListeningClient;
+      const lose = (err?: unknown): void => {
+        if (lost) return;
+        lost = true;
+        onLost(err);
+      };
+      client.on('error', lose);
+      client.on('end', lose);
+      client.on('notification', (n) => {
+        if (n.channel === channel && n.payload) onWorkspace(n.payload);
+      });
+      await client.query(`LISTEN "${channel}"`);
+      // Named, so that an operator (or a test) can tell the listening backend apart in pg_stat_activity.
+      await client.query(`SET application_name = '${LISTENER_APPLICATION_NAME}'`);
+      return {
+        fence: async () => {
+          await client.query('SELECT 1');
+        },
+        close: async () => {
+          lost = true;
+          await client.query('UNLISTEN *; RESET application_name').catch(() => undefined);
+          client.removeAllListeners('notification');
+          client.removeAllListeners('end');
+          client.removeAllListeners('error');
+          // A failed connection stays in the pool's hands: pg drops it when released with an error.
+          client.on('error', () => undefined);
+          await runner.release().catch(() => undefined);
+        },
+      };
+    } catch (err) {
+      lost = true;
+      await runner.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
   /**
    * D-54: stores the messages that have at least one subscribed, enabled
    * endpoint in their workspace, and a due delivery for each. A message id
@@ -153,7 +284,8 @@ export class WebhooksRepository {
    */
   async fanOut(messages: readonly OutgoingMessage[]): Promise<number> {
     if (messages.length === 0) return 0;
-    const rows = await this.dataSource.query<Array<{ n: string }>>(
+    const rows = await queryPrepared<{ n: string }>(
+      this.dataSource,
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS i(id, workspace_id, type, body)
        ), targets AS (
@@ -200,7 +332,8 @@ export class WebhooksRepository {
     leaseMs: number,
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = await this.dataSource.query<[ClaimedDelivery[], number]>(
+    return queryPrepared<ClaimedDelivery>(
+      this.dataSource,
       `WITH eps AS (
          SELECT e.id, GREATEST(0, $3::int - COALESCE(b.busy, 0)) AS free
            FROM ${this.s}.endpoints e
@@ -222,37 +355,57 @@ export class WebhooksRepository {
                  e.url, e.secret, e.previous_secret, e.previous_secret_until, e.failing_since`,
       [[...slots.keys()], [...slots.values()], perEndpoint, excluded, limit, leaseMs],
     );
-    return rows[0];
   }
 
-  /** Records an attempt's end: the log row, the delivery's state, and the endpoint's failure streak or disabling. */
-  async finish(r: AttemptResult, attemptId: string): Promise<void> {
-    await this.dataSource.query(
-      `WITH logged AS (
+  /**
+   * Records the ends of attempts, in the order they ended, in one statement:
+   * their log rows, their deliveries' states, and for each endpoint whose
+   * failure streak starts or ends, or which is disabled, that change. An
+   * endpoint row is written only then, not at every attempt (an answering
+   * endpoint's row stays as it is). A deleted endpoint's attempts are not
+   * logged (its log went with it).
+   */
+  async finish(results: ReadonlyArray<{ result: AttemptResult; attemptId: string }>): Promise<void> {
+    if (results.length === 0) return;
+    const endpoints = streakChanges(results.map((x) => x.result));
+    await queryPrepared(
+      this.dataSource,
+      `WITH r AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::timestamptz[], $9::timestamptz[])
+           AS r(id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
+       ), logged AS (
          INSERT INTO ${this.s}.attempts (id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING 1
+         SELECT id, endpoint_id, webhook_id, type, status_code, outcome, duration_ms, attempted_at, next_attempt_at FROM r
+          WHERE EXISTS (SELECT 1 FROM ${this.s}.endpoints e WHERE e.id = r.endpoint_id) RETURNING 1
        ), delivery AS (
-         UPDATE ${this.s}.deliveries
-            SET state = CASE WHEN $6 = 'succeeded' THEN 'succeeded' WHEN $9::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
-                next_attempt_at = COALESCE($9, next_attempt_at)
-          WHERE endpoint_id = $2 AND webhook_id = $3 AND state = 'sending' RETURNING 1
+         UPDATE ${this.s}.deliveries d
+            SET state = CASE WHEN r.outcome = 'succeeded' THEN 'succeeded' WHEN r.next_attempt_at IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at)
+           FROM r
+          WHERE d.endpoint_id = r.endpoint_id AND d.webhook_id = r.webhook_id AND d.state = 'sending' RETURNING 1
        )
-       UPDATE ${this.s}.endpoints
-          SET failing_since = CASE WHEN $6 = 'succeeded' THEN NULL ELSE COALESCE(failing_since, $8) END,
-              enabled = CASE WHEN $10::text IS NULL THEN enabled ELSE false END,
-              disabled_reason = COALESCE($10, disabled_reason)
-        WHERE id = $2`,
+       UPDATE ${this.s}.endpoints e
+          SET failing_since = CASE WHEN x.succeeded THEN NULL WHEN x.reset THEN x.failing_since ELSE COALESCE(e.failing_since, x.failing_since) END,
+              enabled = e.enabled AND x.disable IS NULL,
+              disabled_reason = COALESCE(x.disable, e.disabled_reason)
+         FROM unnest($10::uuid[], $11::bool[], $12::bool[], $13::timestamptz[], $14::text[]) AS x(id, succeeded, reset, failing_since, disable)
+        WHERE e.id = x.id
+          AND (x.disable IS NOT NULL OR (x.succeeded AND e.failing_since IS NOT NULL) OR (NOT x.succeeded AND (x.reset OR e.failing_since IS NULL)))`,
       [
-        attemptId,
-        r.endpointId,
-        r.webhookId,
-        r.type,
-        r.statusCode,
-        r.succeeded ? 'succeeded' : 'failed',
-        Math.round(r.durationMs),
-        r.attemptedAt,
-        r.nextAttemptAt,
-        r.disable,
+        results.map((x) => x.attemptId),
+        results.map((x) => x.result.endpointId),
+        results.map((x) => x.result.webhookId),
+        results.map((x) => x.result.type),
+        results.map((x) => x.result.statusCode),
+        results.map((x) => (x.result.succeeded ? 'succeeded' : 'failed')),
+        results.map((x) => Math.round(x.result.durationMs)),
+        results.map((x) => x.result.attemptedAt),
+        results.map((x) => x.result.nextAttemptAt),
+        endpoints.map((e) => e.endpointId),
+        endpoints.map((e) => e.succeeded),
+        endpoints.map((e) => e.reset),
+        endpoints.map((e) => e.failingSince),
+        endpoints.map((e) => e.disable),
       ],
     );
   }

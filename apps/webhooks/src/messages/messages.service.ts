@@ -2,14 +2,20 @@ import { Injectable } from '@nestjs/common';
 import type { MemberV1, PlateItemAssignedV1, SessionChangedV1 } from '@worktrack/contracts';
 import { DeliveryEngine } from '../delivery/delivery.engine';
 import { WebhooksRepository } from '../webhooks.repository';
+import { SubscriptionIndex } from './subscription-index';
 import { memberMessages, plateMessages, sessionMessages, type OutgoingMessage } from './source-events';
 
-/** D-54: source events become messages for the endpoints that name their type; the engine is woken when any was queued. */
+/**
+ * D-54: source events become messages for the endpoints that name their
+ * type; the engine is woken when any was queued. Messages of workspaces
+ * that subscribe to nothing cost no statement (SubscriptionIndex).
+ */
 @Injectable()
 export class MessagesService {
   constructor(
     private readonly repo: WebhooksRepository,
     private readonly engine: DeliveryEngine,
+    private readonly subscriptions: SubscriptionIndex,
   ) {}
 
   sessions(changes: readonly SessionChangedV1[]): Promise<void> {
@@ -25,6 +31,7 @@ export class MessagesService {
   }
 
   private async queue(messages: OutgoingMessage[]): Promise<void> {
-    if ((await this.repo.fanOut(messages)) > 0) this.engine.kick();
+    const wanted = await this.subscriptions.wanted(messages);
+    if (wanted.length > 0 && (await this.repo.fanOut(wanted)) > 0) this.engine.kick();
   }
 }
