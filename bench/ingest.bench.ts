@@ -54,6 +54,8 @@ const SECONDS = arg('seconds', 20);
 const CONNECTIONS = arg('connections', 16);
 const MEMBERS = arg('members', 30);
 const BATCH = 100;
+/** How long an app may take to answer /readyz (a busy shared machine starts them slowly). */
+const READY_TIMEOUT_MS = 120_000;
 /** `--ingest-only`: no sessions and no correlation (the ingestion pipeline alone). */
 const INGEST_ONLY = process.argv.includes('--ingest-only');
 /** `--reporting`: the reporting projection runs with the stack. */
@@ -155,9 +157,9 @@ async function ensureStack(base: string, run: string): Promise<{ started: AppPro
     if (REPORTING) services.push('reporting');
     // As `npm start` runs them: the services in one process; --process-per-app for one process each.
     if (process.argv.includes('--process-per-app'))
-      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }));
-    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }));
-    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }));
+      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }, READY_TIMEOUT_MS));
+    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }, READY_TIMEOUT_MS));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, READY_TIMEOUT_MS));
     return { started, drop };
   } catch (err) {
     await Promise.all(started.map((p) => p.stop()));
