@@ -245,7 +245,10 @@ async function main(): Promise<void> {
     const db = new Client({ connectionString: databaseUrl() });
     await db.connect();
     const probe = REPORTING
-      ? new ProjectionLagProbe(await kafka.admin(), db, 'reporting', [kafka.topic(Topics.ingestionEvents), kafka.topic(Topics.correlationLinks)])
+      ? new ProjectionLagProbe(await kafka.admin(), db, 'reporting', [
+          kafka.topic(Topics.ingestionEvents),
+          kafka.topic(Topics.correlationLinks),
+        ])
       : undefined;
     const loadBefore = loadavg();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
