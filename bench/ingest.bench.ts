@@ -38,6 +38,7 @@ import { cpus, hostname, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
@@ -103,6 +104,31 @@ async function lag(client: KafkaClient): Promise<number> {
   }
   return total;
 }
+
+/** CPU ticks (utime + stime) of a process, 0 once it is gone. */
+function ticksOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The projection's own CPU: the reporting process and the Postgres backends
+ * of its pool (`application_name` `reporting.<instance>`), as ticks per pid.
+ */
+async function projectionTicks(db: Client, reportingPid: number): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'reporting.%'",
+  );
+  return new Map([reportingPid, ...rows.map((r) => r.pid)].map((pid) => [pid, ticksOf(pid)]));
+}
+
+/** CPU ms between two `projectionTicks` (a backend opened in between counts from zero). */
+const projectionMs = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, t]) => sum + (t - (before.get(pid) ?? 0)), 0) * 10;
 
 function batchBody(seq: number): string {
   const now = Date.now();
@@ -250,6 +276,17 @@ async function main(): Promise<void> {
           kafka.topic(Topics.correlationLinks),
         ])
       : undefined;
+    // The projection's idle CPU (its consumer groups polling), measured before the load, to subtract from its share.
+    const reportingPid = started.find((p) => p.app === 'reporting')?.child.pid;
+    let idleMsPerSecond = 0;
+    if (REPORTING && reportingPid) {
+      await new Promise((r) => setTimeout(r, 5_000)); // the members and sessions applied
+      const t0 = await projectionTicks(db, reportingPid);
+      const s0 = performance.now();
+      await new Promise((r) => setTimeout(r, 10_000));
+      idleMsPerSecond = projectionMs(t0, await projectionTicks(db, reportingPid)) / ((performance.now() - s0) / 1000);
+    }
+    const projectionAtStart = REPORTING && reportingPid ? await projectionTicks(db, reportingPid) : undefined;
     const loadBefore = loadavg();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
     const cpuWindow = await sampler.start();
@@ -298,6 +335,10 @@ async function main(): Promise<void> {
     }
     // The window closes once correlation (and the projection) caught up: every batch's whole cost (link included) is in it.
     const cpu = await cpuWindow.end();
+    const projectionBusyMs =
+      projectionAtStart && reportingPid
+        ? projectionMs(projectionAtStart, await projectionTicks(db, reportingPid)) - idleMsPerSecond * cpu.seconds
+        : undefined;
     const projection: LagFigures | undefined = await probe?.stop();
     const loadAfter = loadavg();
     await db.end();
@@ -327,6 +368,10 @@ async function main(): Promise<void> {
       console.log(
         `  reporting projection lag p50 ${projection.p50Ms} ms  p99 ${projection.p99Ms} ms  max ${projection.maxMs} ms (${projection.samples} samples of 100 ms, on the topic → applied, ${projection.pending} not applied); applied everything ${projectedMs} ms after the load`,
       );
+    if (projectionBusyMs !== undefined)
+      console.log(
+        `  reporting projection cpu ${(projectionBusyMs / Math.max(ok, 1)).toFixed(2)} ms per batch (the reporting process and its Postgres backends over the window, less their idle ${idleMsPerSecond.toFixed(1)} ms/s)`,
+      );
     console.log(
       `  load avg  ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (1, 5, 15 min)`,
     );
@@ -338,7 +383,8 @@ async function main(): Promise<void> {
     for (const line of formatCpu(cpu, ok, 'batch')) console.log(line);
     console.log(
       `cpu_ms_per_unit=${(cpu.totalMs / Math.max(ok, 1)).toFixed(2)} unit="batch of ${BATCH} events" rate_per_s=${eventsPerSecond.toFixed(0)} p99_ms=${result.latency.p99} errors=${errors}` +
-        (projection ? ` projection_lag_p50_ms=${projection.p50Ms} projection_lag_p99_ms=${projection.p99Ms}` : ''),
+        (projection ? ` projection_lag_p50_ms=${projection.p50Ms} projection_lag_p99_ms=${projection.p99Ms}` : '') +
+        (projectionBusyMs !== undefined ? ` projection_cpu_ms_per_batch=${(projectionBusyMs / Math.max(ok, 1)).toFixed(2)}` : ''),
     );
   } finally {
     await Promise.all(started.map((p) => p.stop()));
