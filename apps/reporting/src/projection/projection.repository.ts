@@ -133,6 +133,9 @@ export class ProjectionRepository {
       }
     }
     if (merged.size === 0) return;
+    // The recompute statements' estimates (a generated series of 1,000 buckets joined to the member's facts) pass
+    // jit_above_cost, and compiling them takes a hundred times longer than running them (hundreds of ms against a few).
+    await m.query('SET LOCAL jit = off');
     // One member's buckets are rewritten by one transaction at a time (the consumers of several topics touch them).
     const members = [...merged.values()];
     await this.lockMembers(
