@@ -22,19 +22,30 @@
  * every postgres process, the broker, redis), and the total. When the bench
  * starts the stack itself, the apps listen on free ports (BENCH_URL's port for
  * the gateway), so a stack on the default ports is left alone; the services
- * run in one process as `npm start` runs them (`--process-per-app`: one each).
+ * run in one process as `npm start` runs them (`--process-per-app`: one each),
+ * on a database and a topic prefix of the run's own (dropped afterwards), so
+ * other checkouts' benches and the topics' history stay out of the figures.
+ *
+ * `--reporting`: the reporting service runs with the stack (ADR 0018), and
+ * the window also waits until the projection applied every event and link;
+ * the projection's lag (a message on `ingestion.events` or
+ * `correlation.links` → applied by the projection, bench/projection-lag.ts)
+ * p50/p99 over the load and the catch-up. Comparing the CPU per batch of runs
+ * with and without it, back to back, gives the projection's cost per batch.
  */
 import { randomUUID } from 'node:crypto';
-import { cpus, hostname } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/platform';
 import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
 import { traceSinkFromArgs } from './trace-sink';
 import { CpuSampler, formatCpu } from './cpu-sampler';
+import { ProjectionLagProbe, type LagFigures } from './projection-lag';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,8 +55,12 @@ const SECONDS = arg('seconds', 20);
 const CONNECTIONS = arg('connections', 16);
 const MEMBERS = arg('members', 30);
 const BATCH = 100;
+/** How long an app may take to answer /readyz (a busy shared machine starts them slowly). */
+const READY_TIMEOUT_MS = 120_000;
 /** `--ingest-only`: no sessions and no correlation (the ingestion pipeline alone). */
 const INGEST_ONLY = process.argv.includes('--ingest-only');
+/** `--reporting`: the reporting projection runs with the stack. */
+const REPORTING = process.argv.includes('--reporting') && !INGEST_ONLY;
 const DEFAULT_PORTS = {
   identity: 3101,
   ingestion: Number(process.env.BENCH_INGESTION_PORT ?? 3102),
@@ -90,6 +105,31 @@ async function lag(client: KafkaClient): Promise<number> {
   return total;
 }
 
+/** CPU ticks (utime + stime) of a process, 0 once it is gone. */
+function ticksOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The projection's own CPU: the reporting process and the Postgres backends
+ * of its pool (`application_name` `reporting.<instance>`), as ticks per pid.
+ */
+async function projectionTicks(db: Client, reportingPid: number): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'reporting.%'",
+  );
+  return new Map([reportingPid, ...rows.map((r) => r.pid)].map((pid) => [pid, ticksOf(pid)]));
+}
+
+/** CPU ms between two `projectionTicks` (a backend opened in between counts from zero). */
+const projectionMs = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, t]) => sum + (t - (before.get(pid) ?? 0)), 0) * 10;
+
 function batchBody(seq: number): string {
   const now = Date.now();
   return JSON.stringify({
@@ -103,29 +143,53 @@ function batchBody(seq: number): string {
   });
 }
 
-async function ensureStack(base: string): Promise<AppProcess[]> {
+/** A database of the run's own (the apps migrate it at start), and a topic prefix: set in this process's env, which the apps inherit. */
+async function ownDatabaseAndTopics(run: string): Promise<() => Promise<void>> {
+  const admin = databaseUrl();
+  const name = `bench_ingest_${run}`;
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE "${name}"`);
+  await client.end();
+  process.env.DATABASE_URL = admin.replace(/\/[^/]*$/, `/${name}`);
+  process.env.KAFKA_TOPIC_PREFIX = `bench-ingest-${run}.`;
+  return async () => {
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await c.end();
+  };
+}
+
+async function ensureStack(base: string, run: string): Promise<{ started: AppProcess[]; drop?: () => Promise<void> }> {
   const up = await fetch(`${base}/readyz`).then(
     (r) => r.ok,
     () => false,
   );
-  if (up) return [];
+  if (up) {
+    if (REPORTING) throw new Error(`--reporting starts its own stack: stop the one at ${base} or set BENCH_URL to a free port`);
+    return { started: [] };
+  }
   await traceSinkFromArgs();
-  console.log(`no stack at ${base}: creating topics, starting identity, ingestion, sessions, correlation and a gateway from dist/`);
+  const drop = await ownDatabaseAndTopics(run);
+  console.log(
+    `no stack at ${base}: creating topics (prefix ${process.env.KAFKA_TOPIC_PREFIX}), starting identity, ingestion, sessions, correlation${REPORTING ? ', reporting' : ''} and a gateway from dist/`,
+  );
   const topics = spawnSync(process.execPath, [join(repoRoot(), 'dist/scripts/create-topics.js')], { stdio: 'inherit' });
   if (topics.status !== 0) throw new Error('topic creation failed');
   const started: AppProcess[] = [];
   try {
-    const services = INGEST_ONLY ? (['identity', 'ingestion'] as const) : (['identity', 'ingestion', 'sessions', 'correlation'] as const);
-    // On a machine shared with other benches (load average 20 on 2 cores) a start-up takes over 30 s.
-    const readyMs = 120_000;
+    const services: string[] = INGEST_ONLY ? ['identity', 'ingestion'] : ['identity', 'ingestion', 'sessions', 'correlation'];
+    if (REPORTING) services.push('reporting');
     // As `npm start` runs them: the services in one process; --process-per-app for one process each.
     if (process.argv.includes('--process-per-app'))
-      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }, readyMs));
-    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }, readyMs));
-    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, readyMs));
-    return started;
+      for (const app of services) started.push(await startAppProcess(app, { LOG_LEVEL: 'warn' }, READY_TIMEOUT_MS));
+    else started.push(await startHostedServices(services, { LOG_LEVEL: 'warn' }, READY_TIMEOUT_MS));
+    started.push(await startAppProcess('gateway', { LOG_LEVEL: 'warn', HTTP_PORT: new URL(base).port || '3000' }, READY_TIMEOUT_MS));
+    return { started, drop };
   } catch (err) {
     await Promise.all(started.map((p) => p.stop()));
+    await drop();
     throw err;
   }
 }
@@ -177,9 +241,9 @@ async function ceiling(rows: number): Promise<number> {
 
 async function main(): Promise<void> {
   const base = process.env.BENCH_URL ?? 'http://127.0.0.1:3000';
-  const started = await ensureStack(base);
+  const run = randomUUID().slice(0, 6);
+  const { started, drop } = await ensureStack(base, run);
   try {
-    const run = randomUUID().slice(0, 6);
     const members = Array.from({ length: MEMBERS }, (_, i) =>
       memberWithToken({ workspace: `bench-${run}`, email: `bench-${i}-${run}@example.com` }),
     );
@@ -199,8 +263,34 @@ async function main(): Promise<void> {
       `http://127.0.0.1:${DEFAULT_PORTS.ingestion}`;
     const ingestionMetrics = (): Promise<string> => fetch(`${ingestionUrl}/metrics`).then((r) => r.text());
     const metricsBefore = await ingestionMetrics();
+    const kafka = new KafkaClient(
+      'bench',
+      loadConfig(AppConfig, { ...process.env, INSTANCE_ID: `bench-${run}` }),
+      createLogger('bench', 'error', 'bench'),
+    );
+    const db = new Client({ connectionString: databaseUrl() });
+    await db.connect();
+    const probe = REPORTING
+      ? new ProjectionLagProbe(await kafka.admin(), db, 'reporting', [
+          kafka.topic(Topics.ingestionEvents),
+          kafka.topic(Topics.correlationLinks),
+        ])
+      : undefined;
+    // The projection's idle CPU (its consumer groups polling), measured before the load, to subtract from its share.
+    const reportingPid = started.find((p) => p.app === 'reporting')?.child.pid;
+    let idleMsPerSecond = 0;
+    if (REPORTING && reportingPid) {
+      await new Promise((r) => setTimeout(r, 5_000)); // the members and sessions applied
+      const t0 = await projectionTicks(db, reportingPid);
+      const s0 = performance.now();
+      await new Promise((r) => setTimeout(r, 10_000));
+      idleMsPerSecond = projectionMs(t0, await projectionTicks(db, reportingPid)) / ((performance.now() - s0) / 1000);
+    }
+    const projectionAtStart = REPORTING && reportingPid ? await projectionTicks(db, reportingPid) : undefined;
+    const loadBefore = loadavg();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
     const cpuWindow = await sampler.start();
+    probe?.start();
     let seq = 0;
     const result = await autocannon({
       url: `${base}/v1/activity/events`,
@@ -223,13 +313,6 @@ async function main(): Promise<void> {
     });
     const loadEnded = Date.now();
     // Correlation: how long until the consumers caught up and every event is linked.
-    const kafka = new KafkaClient(
-      'bench',
-      loadConfig(AppConfig, { ...process.env, INSTANCE_ID: `bench-${run}` }),
-      createLogger('bench', 'error', 'bench'),
-    );
-    const db = new Client({ connectionString: databaseUrl() });
-    await db.connect();
     const memberIds = members.map((m) => m.memberId);
     const unlinked = async (): Promise<number> =>
       Number(
@@ -242,13 +325,22 @@ async function main(): Promise<void> {
       );
     let lagZeroMs = -1;
     let linkedMs = -1;
-    while (!INGEST_ONLY && Date.now() - loadEnded < 60_000 && (lagZeroMs < 0 || linkedMs < 0)) {
+    let projectedMs = -1;
+    while (!INGEST_ONLY && Date.now() - loadEnded < 60_000 && (lagZeroMs < 0 || linkedMs < 0 || (probe && projectedMs < 0))) {
       if (lagZeroMs < 0 && (await lag(kafka)) === 0) lagZeroMs = Date.now() - loadEnded;
       if (linkedMs < 0 && (await unlinked()) === 0) linkedMs = Date.now() - loadEnded;
+      // Applied up to what the topics held once every event was linked: the links included.
+      if (probe && linkedMs >= 0 && lagZeroMs >= 0 && projectedMs < 0 && probe.caughtUp) projectedMs = Date.now() - loadEnded;
       await new Promise((r) => setTimeout(r, 100));
     }
-    // The window closes once correlation caught up: every batch's whole cost (link included) is in it.
+    // The window closes once correlation (and the projection) caught up: every batch's whole cost (link included) is in it.
     const cpu = await cpuWindow.end();
+    const projectionBusyMs =
+      projectionAtStart && reportingPid
+        ? projectionMs(projectionAtStart, await projectionTicks(db, reportingPid)) - idleMsPerSecond * cpu.seconds
+        : undefined;
+    const projection: LagFigures | undefined = await probe?.stop();
+    const loadAfter = loadavg();
     await db.end();
     await kafka.close();
     const delay = histogramP99(metricsBefore, await ingestionMetrics(), 'worktrack_link_delay_seconds');
@@ -272,6 +364,17 @@ async function main(): Promise<void> {
       console.log(
         `  catch-up  consumer lag 0 after ${lagZeroMs} ms; every event linked after ${linkedMs} ms (from the end of the load; -1: not within 60 s)`,
       );
+    if (projection)
+      console.log(
+        `  reporting projection lag p50 ${projection.p50Ms} ms  p99 ${projection.p99Ms} ms  max ${projection.maxMs} ms (${projection.samples} samples of 100 ms, on the topic → applied, ${projection.pending} not applied); applied everything ${projectedMs} ms after the load`,
+      );
+    if (projectionBusyMs !== undefined)
+      console.log(
+        `  reporting projection cpu ${(projectionBusyMs / Math.max(ok, 1)).toFixed(2)} ms per batch (the reporting process and its Postgres backends over the window, less their idle ${idleMsPerSecond.toFixed(1)} ms/s)`,
+      );
+    console.log(
+      `  load avg  ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (1, 5, 15 min)`,
+    );
     console.log(
       `  ceiling   ${ceilingPerSecond.toFixed(0).padStart(7)} rows/s  (one process, multi-row INSERT of 100 rows, same table and indexes)`,
     );
@@ -279,10 +382,13 @@ async function main(): Promise<void> {
     console.log(`  cpu over ${cpu.seconds.toFixed(1)} s: the load${INGEST_ONLY ? '' : ' and the catch-up until every event was linked'}:`);
     for (const line of formatCpu(cpu, ok, 'batch')) console.log(line);
     console.log(
-      `cpu_ms_per_unit=${(cpu.totalMs / Math.max(ok, 1)).toFixed(2)} unit="batch of ${BATCH} events" rate_per_s=${eventsPerSecond.toFixed(0)} p99_ms=${result.latency.p99} errors=${errors}`,
+      `cpu_ms_per_unit=${(cpu.totalMs / Math.max(ok, 1)).toFixed(2)} unit="batch of ${BATCH} events" rate_per_s=${eventsPerSecond.toFixed(0)} p99_ms=${result.latency.p99} errors=${errors}` +
+        (projection ? ` projection_lag_p50_ms=${projection.p50Ms} projection_lag_p99_ms=${projection.p99Ms}` : '') +
+        (projectionBusyMs !== undefined ? ` projection_cpu_ms_per_batch=${(projectionBusyMs / Math.max(ok, 1)).toFixed(2)}` : ''),
     );
   } finally {
     await Promise.all(started.map((p) => p.stop()));
+    await drop?.();
   }
 }
 

@@ -20,6 +20,19 @@ export interface Touched {
   hi: Date;
 }
 
+/** One stored batch of a member's events or usage records, as EventsStored and UsageStored carry them. */
+export interface MemberBatch<T> {
+  memberId: string;
+  workspaceId: string;
+  items: T[];
+}
+
+/** One batch of a member's links, as EventsLinked and UsageLinked carry them. */
+export interface MemberLinks<T> {
+  memberId: string;
+  links: T[];
+}
+
 /** A consumed message: where it was read, and its payload. */
 export interface Positioned<T> {
   topic: string;
@@ -47,27 +60,39 @@ export class ProjectionRepository {
   /**
    * Runs `apply` on the messages of one partition not consumed yet, then
    * recomputes the buckets it touched and stores the new position.
+   *
+   * Locks, always in this order, so two transactions never wait on each other
+   * in a circle: the partition's position row, then the advisory lock of every
+   * member whose facts or buckets the messages write (`memberOf`), taken
+   * together in the order of their keys before any fact is written. A member's
+   * facts and buckets are then written by one transaction at a time, whichever
+   * topic it consumes.
    */
-  async consume<T>(messages: Array<Positioned<T>>, apply: (m: EntityManager, fresh: T[]) => Promise<Touched[]>): Promise<void> {
+  async consume<T>(
+    messages: Array<Positioned<T>>,
+    apply: (m: EntityManager, fresh: T[]) => Promise<Touched[]>,
+    memberOf?: (payload: T) => string,
+  ): Promise<void> {
     if (messages.length === 0) return;
     const { topic, partition } = messages[0];
     await this.dataSource.transaction(async (m) => {
-      await m.query(`INSERT INTO ${this.s}.positions (topic, partition, next_offset) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
-        topic,
-        partition,
-      ]);
-      const [row] = await m.query<Array<{ next_offset: string }>>(
-        `SELECT next_offset FROM ${this.s}.positions WHERE topic = $1 AND partition = $2 FOR UPDATE`,
-        [topic, partition],
-      );
+      const position = `SELECT next_offset FROM ${this.s}.positions WHERE topic = $1 AND partition = $2 FOR UPDATE`;
+      let [row] = await m.query<Array<{ next_offset: string }>>(position, [topic, partition]);
+      if (!row) {
+        await m.query(`INSERT INTO ${this.s}.positions (topic, partition, next_offset) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
+          topic,
+          partition,
+        ]);
+        [row] = await m.query<Array<{ next_offset: string }>>(position, [topic, partition]);
+      }
       const next = BigInt(row?.next_offset ?? 0);
       const fresh = messages.filter((x) => BigInt(x.offset) >= next);
       if (fresh.length === 0) return;
-      const touched = await apply(
-        m,
-        fresh.map((x) => x.payload),
-      );
-      await this.recompute(m, touched);
+      const payloads = fresh.map((x) => x.payload);
+      const locked = new Set<string>();
+      if (memberOf) await this.lockMembers(m, payloads.map(memberOf), locked);
+      const touched = await apply(m, payloads);
+      await this.recompute(m, touched, locked);
       const last = fresh.reduce((a, x) => (BigInt(x.offset) > a ? BigInt(x.offset) : a), 0n);
       await m.query(`UPDATE ${this.s}.positions SET next_offset = $3, updated_at = now() WHERE topic = $1 AND partition = $2`, [
         topic,
@@ -77,8 +102,26 @@ export class ProjectionRepository {
     });
   }
 
-  /** The members' buckets over the touched ranges (merged per member), hour and day grain. */
-  async recompute(m: EntityManager, touched: Touched[]): Promise<void> {
+  /**
+   * Takes the advisory locks of the members not in `locked` in one statement, in the order of their keys
+   * (the keys, not the ids: two ids whose keys collide are one lock, taken once), and adds them to `locked`.
+   */
+  private async lockMembers(m: EntityManager, memberIds: string[], locked: Set<string>): Promise<void> {
+    const wanted = [...new Set(memberIds)].filter((id) => !locked.has(id));
+    if (wanted.length === 0) return;
+    await m.query(
+      `SELECT count(pg_advisory_xact_lock(k)) FROM (
+         SELECT DISTINCT hashtextextended('reporting:' || id, 0) AS k FROM unnest($1::text[]) AS id ORDER BY k) AS keys`,
+      [wanted],
+    );
+    for (const id of wanted) locked.add(id);
+  }
+
+  /**
+   * The members' buckets over the touched ranges (merged per member), hour and day grain. Members not in
+   * `locked` are locked first (all of them in one statement, in key order).
+   */
+  async recompute(m: EntityManager, touched: Touched[], locked = new Set<string>()): Promise<void> {
     const merged = new Map<string, Touched>();
     for (const t of touched) {
       if (!(t.hi > t.lo)) t.hi = new Date(t.lo.getTime() + 1);
@@ -89,15 +132,27 @@ export class ProjectionRepository {
         if (t.hi > held.hi) held.hi = t.hi;
       }
     }
-    // One member's buckets are rewritten by one transaction at a time (the consumers of several topics touch them);
-    // the locks are taken in one order, so two transactions never wait on each other in a circle.
-    const members = [...merged.values()].sort((a, b) => a.memberId.localeCompare(b.memberId));
-    for (const t of members) await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reporting:${t.memberId}`]);
+    if (merged.size === 0) return;
+    // The recompute statements' estimates (a generated series of 1,000 buckets joined to the member's facts) pass
+    // jit_above_cost, and compiling them takes a hundred times longer than running them (hundreds of ms against a few).
+    await m.query('SET LOCAL jit = off');
+    // One member's buckets are rewritten by one transaction at a time (the consumers of several topics touch them).
+    const members = [...merged.values()];
+    await this.lockMembers(
+      m,
+      members.map((t) => t.memberId),
+      locked,
+    );
+    const zones = new Map(
+      (
+        await m.query<Array<{ member_id: string; timezone: string }>>(
+          `SELECT member_id, timezone FROM ${this.s}.members WHERE member_id = ANY($1::uuid[])`,
+          [members.map((t) => t.memberId)],
+        )
+      ).map((r) => [r.member_id, r.timezone]),
+    );
     for (const t of members) {
-      const [member] = await m.query<Array<{ timezone: string }>>(`SELECT timezone FROM ${this.s}.members WHERE member_id = $1`, [
-        t.memberId,
-      ]);
-      const zone = member?.timezone ?? 'UTC';
+      const zone = zones.get(t.memberId) ?? 'UTC';
       for (const grain of ['hour', 'day'] as Grain[]) {
         const params: unknown[] = [t.memberId, t.workspaceId, t.lo, t.hi];
         if (grain === 'day') params.push(zone);
@@ -179,94 +234,109 @@ export class ProjectionRepository {
     return touched;
   }
 
-  /** EventsStored: one row per event (its instant and kind), kept when a link came first. */
-  async events(m: EntityManager, memberId: string, workspaceId: string, events: StoredEventRefV1[]): Promise<Touched[]> {
-    if (events.length === 0) return [];
+  /**
+   * EventsStored: one row per event (its instant and kind), kept when a link came first; the batches of one
+   * consumed call in one statement.
+   */
+  async events(m: EntityManager, batches: Array<MemberBatch<StoredEventRefV1>>): Promise<Touched[]> {
+    const rows = batches.flatMap((b) => b.items.map((e) => ({ b, e })));
+    if (rows.length === 0) return [];
     await m.query(
       `INSERT INTO ${this.s}.events (event_id, workspace_id, member_id, occurred_at, source_type, event_type)
-       SELECT id, $2::uuid, $3::uuid, oc, st, et FROM unnest($1::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, oc, st, et)
+       SELECT id, ws, mem, oc, st, et FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, ws, mem, oc, st, et)
        ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
          source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
       [
-        events.map((e) => e.eventId),
-        workspaceId,
-        memberId,
-        events.map((e) => e.occurredAt),
-        events.map((e) => e.sourceType ?? null),
-        events.map((e) => e.eventType ?? null),
+        rows.map((r) => r.e.eventId),
+        rows.map((r) => r.b.workspaceId),
+        rows.map((r) => r.b.memberId),
+        rows.map((r) => r.e.occurredAt),
+        rows.map((r) => r.e.sourceType ?? null),
+        rows.map((r) => r.e.eventType ?? null),
       ],
     );
-    return [
-      this.span(
-        memberId,
-        workspaceId,
-        events.map((e) => new Date(e.occurredAt)),
-      ),
-    ];
+    return batches
+      .filter((b) => b.items.length > 0)
+      .map((b) =>
+        this.span(
+          b.memberId,
+          b.workspaceId,
+          b.items.map((e) => new Date(e.occurredAt)),
+        ),
+      );
   }
 
-  /** EventsLinked: a link applies when newer than the one held (a link before its event keeps a row without an instant). */
+  /**
+   * EventsLinked: a link applies when newer than the one held (a link before its event keeps a row without an
+   * instant); the batches of one consumed call in one statement.
+   */
   async eventLinks(
     m: EntityManager,
-    memberId: string,
-    links: Array<{ eventId: string; sessionId: string | null; version: number }>,
+    batches: Array<MemberLinks<{ eventId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const rows = await m.query<Array<{ occurred_at: Date | null; workspace_id: string | null }>>(
+    const links = batches.flatMap((b) => b.links.map((l) => ({ memberId: b.memberId, ...l })));
+    if (links.length === 0) return [];
+    const rows = await m.query<Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>>(
       `INSERT INTO ${this.s}.events (event_id, member_id, session_id, link_version)
-       SELECT id, $2::uuid, sid, v FROM unnest($1::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
+       SELECT id, mem, sid, v FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)
        ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
         WHERE events.link_version < EXCLUDED.link_version
-       RETURNING occurred_at, workspace_id`,
-      [links.map((l) => l.eventId), memberId, links.map((l) => l.sessionId), links.map((l) => l.version)],
+       RETURNING member_id, occurred_at, workspace_id`,
+      [links.map((l) => l.eventId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
     );
-    return this.spanOfRows(memberId, rows);
+    return this.spansOfRows(rows);
   }
 
-  /** UsageStored: one row per record; a record naming its session keeps it (D-48). */
-  async usage(m: EntityManager, memberId: string, workspaceId: string, usage: StoredUsageRefV1[]): Promise<Touched[]> {
-    if (usage.length === 0) return [];
+  /** UsageStored: one row per record; a record naming its session keeps it (D-48); the batches of one consumed call in one statement. */
+  async usage(m: EntityManager, batches: Array<MemberBatch<StoredUsageRefV1>>): Promise<Touched[]> {
+    const rows = batches.flatMap((b) => b.items.map((u) => ({ b, u })));
+    if (rows.length === 0) return [];
     await m.query(
       `INSERT INTO ${this.s}.usage (usage_id, workspace_id, member_id, occurred_at, cost, input_tokens, output_tokens, session_id, own_session)
-       SELECT id, $2::uuid, $3::uuid, oc, cost, it, ot, sid, sid IS NOT NULL
-         FROM unnest($1::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[]) AS t(id, oc, cost, it, ot, sid)
+       SELECT id, ws, mem, oc, cost, it, ot, sid, sid IS NOT NULL
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[])
+           AS t(id, ws, mem, oc, cost, it, ot, sid)
        ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
          input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
          session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
       [
-        usage.map((u) => u.usageId),
-        workspaceId,
-        memberId,
-        usage.map((u) => u.occurredAt),
-        usage.map((u) => u.cost),
-        usage.map((u) => u.inputTokens ?? 0),
-        usage.map((u) => u.outputTokens ?? 0),
-        usage.map((u) => u.sessionId),
+        rows.map((r) => r.u.usageId),
+        rows.map((r) => r.b.workspaceId),
+        rows.map((r) => r.b.memberId),
+        rows.map((r) => r.u.occurredAt),
+        rows.map((r) => r.u.cost),
+        rows.map((r) => r.u.inputTokens ?? 0),
+        rows.map((r) => r.u.outputTokens ?? 0),
+        rows.map((r) => r.u.sessionId),
       ],
     );
-    return [
-      this.span(
-        memberId,
-        workspaceId,
-        usage.map((u) => new Date(u.occurredAt)),
-      ),
-    ];
+    return batches
+      .filter((b) => b.items.length > 0)
+      .map((b) =>
+        this.span(
+          b.memberId,
+          b.workspaceId,
+          b.items.map((u) => new Date(u.occurredAt)),
+        ),
+      );
   }
 
-  /** UsageLinked: like an event's link, never over a record's own session. */
+  /** UsageLinked: like an event's link, never over a record's own session; the batches of one consumed call in one statement. */
   async usageLinks(
     m: EntityManager,
-    memberId: string,
-    links: Array<{ usageId: string; sessionId: string | null; version: number }>,
+    batches: Array<MemberLinks<{ usageId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const rows = await m.query<Array<{ occurred_at: Date | null; workspace_id: string | null }>>(
+    const links = batches.flatMap((b) => b.links.map((l) => ({ memberId: b.memberId, ...l })));
+    if (links.length === 0) return [];
+    const rows = await m.query<Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>>(
       `INSERT INTO ${this.s}.usage (usage_id, member_id, session_id, link_version)
-       SELECT id, $2::uuid, sid, v FROM unnest($1::uuid[], $3::uuid[], $4::int[]) AS t(id, sid, v)
+       SELECT id, mem, sid, v FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)
        ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
         WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session
-       RETURNING occurred_at, workspace_id`,
-      [links.map((l) => l.usageId), memberId, links.map((l) => l.sessionId), links.map((l) => l.version)],
+       RETURNING member_id, occurred_at, workspace_id`,
+      [links.map((l) => l.usageId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
     );
-    return this.spanOfRows(memberId, rows);
+    return this.spansOfRows(rows);
   }
 
   /** MemberState: the newest version; a new zone recomputes every day bucket of the member. */
@@ -330,15 +400,15 @@ export class ProjectionRepository {
     return { memberId, workspaceId, lo: new Date(Math.min(...times)), hi: new Date(Math.max(...times) + 1) };
   }
 
-  private spanOfRows(memberId: string, rows: Array<{ occurred_at: Date | null; workspace_id: string | null }>): Touched[] {
-    const known = rows.filter((r) => r.occurred_at && r.workspace_id);
-    if (known.length === 0) return [];
-    return [
-      this.span(
-        memberId,
-        known[0].workspace_id!,
-        known.map((r) => r.occurred_at!),
-      ),
-    ];
+  /** The span of the changed rows whose instant is known (a link before its event has none yet), per member. */
+  private spansOfRows(rows: Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>): Touched[] {
+    const byMember = new Map<string, { workspaceId: string; instants: Date[] }>();
+    for (const r of rows) {
+      if (!r.occurred_at || !r.workspace_id) continue;
+      const held = byMember.get(r.member_id);
+      if (held) held.instants.push(r.occurred_at);
+      else byMember.set(r.member_id, { workspaceId: r.workspace_id, instants: [r.occurred_at] });
+    }
+    return [...byMember].map(([memberId, x]) => this.span(memberId, x.workspaceId, x.instants));
   }
 }

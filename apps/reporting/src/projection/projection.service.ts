@@ -20,54 +20,71 @@ const positioned = <T>(payloads: T[], ctx: ContractContext): Array<Positioned<T>
 /**
  * Applies each topic's messages to the projection (ADR 0018): one
  * partition's messages, the touched buckets and the consumed position in
- * one transaction.
+ * one transaction, under the advisory locks of the messages' members (taken
+ * before any write, so concurrent calls never deadlock).
  */
 @Injectable()
 export class ProjectionService {
   constructor(private readonly projection: ProjectionRepository) {}
 
   sessions(changes: Array<PayloadOf<typeof SessionChanged>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(changes, ctx), (m, fresh) => this.projection.sessions(m, fresh));
+    return this.projection.consume(
+      positioned(changes, ctx),
+      (m, fresh) => this.projection.sessions(m, fresh),
+      (c) => c.memberId,
+    );
   }
 
   events(batches: Array<PayloadOf<typeof EventsStored>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(batches, ctx), async (m, fresh) => {
-      const touched: Touched[] = [];
-      for (const b of fresh) touched.push(...(await this.projection.events(m, b.memberId, b.workspaceId, b.events)));
-      return touched;
-    });
+    return this.projection.consume(
+      positioned(batches, ctx),
+      (m, fresh) =>
+        this.projection.events(
+          m,
+          fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.events })),
+        ),
+      (b) => b.memberId,
+    );
   }
 
   eventLinks(batches: Array<PayloadOf<typeof EventsLinked>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(batches, ctx), async (m, fresh) => {
-      const touched: Touched[] = [];
-      for (const b of fresh) touched.push(...(await this.projection.eventLinks(m, b.memberId, b.links)));
-      return touched;
-    });
+    return this.projection.consume(
+      positioned(batches, ctx),
+      (m, fresh) => this.projection.eventLinks(m, fresh),
+      (b) => b.memberId,
+    );
   }
 
   usageLinks(batches: Array<PayloadOf<typeof UsageLinked>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(batches, ctx), async (m, fresh) => {
-      const touched: Touched[] = [];
-      for (const b of fresh) touched.push(...(await this.projection.usageLinks(m, b.memberId, b.links)));
-      return touched;
-    });
+    return this.projection.consume(
+      positioned(batches, ctx),
+      (m, fresh) => this.projection.usageLinks(m, fresh),
+      (b) => b.memberId,
+    );
   }
 
   usage(batches: Array<PayloadOf<typeof UsageStored>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(batches, ctx), async (m, fresh) => {
-      const touched: Touched[] = [];
-      for (const b of fresh) touched.push(...(await this.projection.usage(m, b.memberId, b.workspaceId, b.usage)));
-      return touched;
-    });
+    return this.projection.consume(
+      positioned(batches, ctx),
+      (m, fresh) =>
+        this.projection.usage(
+          m,
+          fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.usage })),
+        ),
+      (b) => b.memberId,
+    );
   }
 
   members(members: Array<PayloadOf<typeof MemberState>>, ctx: ContractContext): Promise<void> {
-    return this.projection.consume(positioned(members, ctx), async (m, fresh) => {
-      const touched: Touched[] = [];
-      for (const member of fresh) touched.push(...(await this.projection.member(m, member)));
-      return touched;
-    });
+    return this.projection.consume(
+      positioned(members, ctx),
+      async (m, fresh) => {
+        const touched: Touched[] = [];
+        for (const member of fresh) touched.push(...(await this.projection.member(m, member)));
+        return touched;
+      },
+      (member) => member.memberId,
+    );
   }
 
   plate(items: Array<PayloadOf<typeof PlateItemAssigned>>, ctx: ContractContext): Promise<void> {
