@@ -66,7 +66,12 @@ function send(url: string, method: string, headers: Record<string, string>, body
         timeout: 30_000,
         headers: {
           ...headers,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+          // An empty POST says so with a zero length, as browsers send it (not as a chunked body).
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+            : method === 'POST'
+              ? { 'content-length': '0' }
+              : {}),
         },
       },
       (res) => {

@@ -59,6 +59,11 @@ export class SessionKeys implements OnApplicationBootstrap, OnModuleDestroy {
     return { keys: this.keys };
   }
 
+  /** Whether the set holds the key `kid` names (a key that left it verifies nothing more). */
+  has(kid: string): boolean {
+    return this.imported.has(kid);
+  }
+
   /** jose's key resolver: the key a token's `kid` names, or UNAUTHENTICATED. */
   readonly resolve = async (header: JWTHeaderParameters): Promise<VerifyKey> => {
     const kid = header.kid;
