@@ -7,7 +7,7 @@ import { SessionJwtVerifier } from './session-jwt.verifier';
 const PUBLIC_URL = 'https://app.worktrack.test';
 
 describe('SessionJwtVerifier (D-40)', () => {
-  let privateKey: CryptoKey;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   let keys: { resolve: jest.Mock; has: jest.Mock; inSet: Set<string> };
   let verifier: SessionJwtVerifier;
 
