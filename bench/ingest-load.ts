@@ -7,8 +7,11 @@
  * bench:ingest drives it for a fixed time and measures the pipeline;
  * bench:web drives it while it measures the web app under that load.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { mainOf, repoRoot } from '@worktrack/testing';
 
 /** Events per request. */
 export const BATCH = 100;
@@ -24,9 +27,32 @@ const arg = (name: string, fallback: number): number => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 
-/** `--connections` (16) and `--members` (30, enough to stay under 600 requests/minute each). */
-export function ingestLoadOptions(): IngestLoadOptions {
-  return { connections: arg('connections', 16), members: arg('members', 30) };
+/** `--connections` (16) and `--members` (30 unless the bench says, enough to stay under 600 requests/minute each). */
+export function ingestLoadOptions(defaults: Partial<IngestLoadOptions> = {}): IngestLoadOptions {
+  return { connections: arg('connections', defaults.connections ?? 16), members: arg('members', defaults.members ?? 30) };
+}
+
+/**
+ * `count` members of one new workspace with a `full` API token each, through
+ * identity's bootstrap command (D-14) as the `memberWithToken` fixture runs
+ * it, a few commands at a time (each is a node process of its own: on a busy
+ * machine one after the other takes minutes).
+ */
+export async function createLoadMembers(count: number, workspace: string, parallel = 4): Promise<string[]> {
+  const tokens: string[] = new Array<string>(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++) {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [mainOf('identity'), 'admin', 'create-member', '--workspace', workspace, '--email', `load-${i}@${workspace}.example.com`],
+        { cwd: repoRoot(), env: { ...process.env, LOG_LEVEL: 'error' }, timeout: 120_000 },
+      );
+      tokens[i] = (JSON.parse(stdout.trim()) as { token: string }).token;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+  return tokens;
 }
 
 /** One request's body: 100 events with external ids and ~200-byte payloads, all within the last 100 ms. */

@@ -4,7 +4,7 @@
  * interactive after navigation in headless Chromium (budget 1.5 s), with the
  * stack under the ingest benchmark's load.
  *
- *   npm run bench:web [-- --runs 5 --warmup 3 --connections 16 --members 30]
+ *   npm run bench:web [-- --runs 5 --warmup 3 --connections 16 --members 10 --web-root <dir>]
  *
  * Builds (scripts/run.mjs does), then starts identity, sessions, ingestion,
  * correlation and a gateway from dist/ in a database and topic prefix of its
@@ -30,6 +30,10 @@
  * node:http server in a process of its own, loaded alternately with the real
  * one by the same browser under the same load: the floor the browser itself
  * sets (download, parse, evaluation, render, one round trip per request wave).
+ *
+ * `--web-root <dir>`: the gateway and the floor serve another build of the
+ * app (e.g. a copy of dist/web made before a change), for an A/B of two
+ * builds run back to back.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -42,15 +46,17 @@ import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess }
 import globalSetup from '../libs/testing/src/infra/global-setup';
 import globalTeardown from '../libs/testing/src/infra/global-teardown';
 import { CpuSampler, formatCpu } from './cpu-sampler';
-import { BATCH, driveIngest, ingestLoadOptions, loadSummary, startTimerSessions } from './ingest-load';
+import { BATCH, createLoadMembers, driveIngest, ingestLoadOptions, loadSummary, startTimerSessions } from './ingest-load';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const RUNS = arg('runs', 5);
+const WEB_ROOT = process.argv.includes('--web-root') ? process.argv[process.argv.indexOf('--web-root') + 1] : undefined;
 const WARMUP_SECONDS = arg('warmup', 3);
-const LOAD = ingestLoadOptions();
+/** Ten members are enough for the load a busy machine reaches (each may send 600 requests a minute). */
+const LOAD = ingestLoadOptions({ members: 10 });
 const JS_BUDGET_BYTES = 200 * 1024;
 const INTERACTIVE_BUDGET_MS = 1500;
 const CHROMIUM = '/usr/bin/chromium';
@@ -72,6 +78,7 @@ const load = (): string =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+const step = (what: string): void => console.log(`${new Date().toISOString().slice(11, 19)} ${what} (load average ${load()})`);
 
 /** An API answer as the gateway gave it, replayed by the floor server. */
 interface Answer {
@@ -126,7 +133,10 @@ function floorServer(): void {
         if (!body) res.writeHead(404).end();
         else
           res
-            .writeHead(200, { 'content-type': TYPES[extname(name)] ?? 'application/octet-stream', 'cache-control': 'public, max-age=31536000, immutable' })
+            .writeHead(200, {
+              'content-type': TYPES[extname(name)] ?? 'application/octet-stream',
+              'cache-control': 'public, max-age=31536000, immutable',
+            })
             .end(body);
         return;
       }
@@ -168,6 +178,27 @@ const INTERACTIVE_OBSERVER = `(() => {
   });
 })();`;
 
+/** The load's interactive moment and its Navigation and Resource Timing entries, read in the page. */
+const WATERFALL = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const resources = performance.getEntriesByType('resource');
+  const files = resources.filter((r) => /\\.(js|css)$/.test(new URL(r.name).pathname));
+  const api = resources
+    .filter((r) => new URL(r.name).pathname.startsWith('/v1/'))
+    .map((r) => {
+      const u = new URL(r.name);
+      const state = u.searchParams.get('state');
+      return { name: u.pathname.slice(3) + (state ? '?state=' + state : ''), start: r.startTime, end: r.responseEnd };
+    })
+    .sort((a, b) => a.start - b.start);
+  return {
+    interactive: window.__interactiveAt,
+    html: nav.responseEnd,
+    assets: { start: Math.min(...files.map((f) => f.startTime)), end: Math.max(...files.map((f) => f.responseEnd)) },
+    api,
+  };
+})()`;
+
 interface Timing {
   name: string;
   start: number;
@@ -186,29 +217,19 @@ interface Load {
 
 async function measure(page: Page, url: string): Promise<Load> {
   await page.goto(`${url}/today`, { waitUntil: 'commit' });
-  await page.getByLabel('What are you working on?').waitFor();
-  await page.getByRole('timer').waitFor();
-  await page.getByText('ci · build').first().waitFor();
-  await page.waitForFunction('window.__interactiveAt !== undefined');
-  return page.evaluate(() => {
-    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
-    const files = resources.filter((r) => /\.(js|css)$/.test(new URL(r.name).pathname));
-    const api = resources
-      .filter((r) => new URL(r.name).pathname.startsWith('/v1/'))
-      .map((r) => {
-        const u = new URL(r.name);
-        const state = u.searchParams.get('state');
-        return { name: `${u.pathname.slice(3)}${state ? `?state=${state}` : ''}`, start: r.startTime, end: r.responseEnd };
-      })
-      .sort((a, b) => a.start - b.start);
-    return {
-      interactive: (window as unknown as { __interactiveAt: number }).__interactiveAt,
-      html: nav.responseEnd,
-      assets: { start: Math.min(...files.map((f) => f.startTime)), end: Math.max(...files.map((f) => f.responseEnd)) },
-      api,
-    };
-  });
+  try {
+    await page.getByLabel('What are you working on?').waitFor();
+    await page.getByRole('timer').waitFor();
+    await page.getByText('ci · build').first().waitFor();
+    await page.waitForFunction('window.__interactiveAt !== undefined');
+  } catch (err) {
+    const text = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '(no body)');
+    throw new Error(`Today did not become interactive at ${page.url()}; the page says: ${text.slice(0, 300)}`, { cause: err });
+  }
+  return page.evaluate<Load>(WATERFALL);
 }
 
 const ms = (n: number): string => n.toFixed(0);
@@ -245,7 +266,7 @@ function phases(loads: Load[]): string {
 }
 
 async function main(): Promise<void> {
-  const webRoot = join(repoRoot(), 'dist', 'web');
+  const webRoot = WEB_ROOT ?? join(repoRoot(), 'dist', 'web');
   const scripts = firstPageScripts(webRoot);
   const gzip = scripts.reduce((sum, s) => sum + s.gzip, 0);
   console.log('first page JavaScript (gzip -9):');
@@ -259,11 +280,13 @@ async function main(): Promise<void> {
   try {
     const port = await freePort();
     const env = { LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` };
+    step('starting identity, sessions, ingestion, correlation and a gateway');
     processes.push(
       ...(await Promise.all(['identity', 'sessions', 'ingestion', 'correlation'].map((app) => startAppProcess(app, env, 60_000)))),
     );
-    const gateway = await startAppProcess('gateway', { ...env, HTTP_PORT: String(port) }, 60_000);
+    const gateway = await startAppProcess('gateway', { ...env, HTTP_PORT: String(port), ...(WEB_ROOT ? { WEB_ROOT } : {}) }, 60_000);
     processes.push(gateway);
+    step('signing a member in');
     const owner = memberWithToken({ workspace: `bench-web-${Date.now()}`, email: `owner-${Date.now()}@example.com` });
     const send = async <T>(path: string, token: string | null, body: unknown): Promise<T> => {
       const res = await fetch(`${gateway.url}/v1${path}`, {
@@ -281,6 +304,7 @@ async function main(): Promise<void> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript(INTERACTIVE_OBSERVER);
     const page = await context.newPage();
+    page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
     await page.goto(invite.data.accept_url);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Join the workspace' }).click();
@@ -293,12 +317,10 @@ async function main(): Promise<void> {
     });
 
     // The load's members (bench:ingest's), each with a running session so correlation links every event.
-    const run = `${Date.now()}`;
-    const tokens = Array.from(
-      { length: LOAD.members },
-      (_, i) => memberWithToken({ workspace: `bench-web-load-${run}`, email: `load-${i}-${run}@example.com` }).token,
-    );
+    step(`creating the load's ${LOAD.members} members`);
+    const tokens = await createLoadMembers(LOAD.members, `bench-web-load-${Date.now()}`);
     await startTimerSessions(gateway.url, tokens);
+    step('recording the answers for the floor');
 
     // The gateway's answers to a load of Today, recorded for the floor server to replay.
     const answers = new Map<string, Promise<Answer>>();
@@ -321,9 +343,14 @@ async function main(): Promise<void> {
     page.off('response', record);
     const started = await startFloor(webRoot, await Promise.all(answers.values()));
     floor = started.child;
-    // Both origins load once before the measured loads (the browser's own start-up is not measured).
+    // Every origin loads once before the measured loads (the browser's own start-up is not measured).
     await measure(page, started.url);
+    const targets = [
+      { label: 'stack', url: gateway.url },
+      { label: 'floor', url: started.url },
+    ];
 
+    step(`ingest load on, ${WARMUP_SECONDS} s before the first measured load`);
     const cdp = await context.newCDPSession(page);
     const sampler = new CpuSampler(new Map(processes.map((p) => [p.child.pid ?? -1, p.app])), process.env.DATABASE_URL);
     const loadAvgs: string[] = [load()];
@@ -331,19 +358,16 @@ async function main(): Promise<void> {
     const ingest = driveIngest(gateway.url, tokens, LOAD.connections, 3600);
     const loadStarted = performance.now();
     await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
-    const results = { cold: [] as Load[], warm: [] as Load[], floorCold: [] as Load[], floorWarm: [] as Load[] };
-    // Alternately the real stack and the floor, so both see the same machine.
-    for (let i = 0; i < RUNS; i++) {
-      await cdp.send('Network.clearBrowserCache');
-      results.cold.push(await measure(page, gateway.url));
-      await cdp.send('Network.clearBrowserCache');
-      results.floorCold.push(await measure(page, started.url));
-    }
+    const cold = targets.map(() => [] as Load[]);
+    const warm = targets.map(() => [] as Load[]);
+    // Alternately each target, so all see the same machine.
+    for (let i = 0; i < RUNS; i++)
+      for (const [t, target] of targets.entries()) {
+        await cdp.send('Network.clearBrowserCache');
+        cold[t].push(await measure(page, target.url));
+      }
     loadAvgs.push(load());
-    for (let i = 0; i < RUNS; i++) {
-      results.warm.push(await measure(page, gateway.url));
-      results.floorWarm.push(await measure(page, started.url));
-    }
+    for (let i = 0; i < RUNS; i++) for (const [t, target] of targets.entries()) warm[t].push(await measure(page, target.url));
     ingest.stop();
     const loadResult = await ingest.done;
     const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -356,25 +380,26 @@ async function main(): Promise<void> {
     );
     console.log(
       `ingest load during the measurement (${LOAD.connections} connections, ${LOAD.members} members, batches of ${BATCH}, ${loadSeconds.toFixed(1)} s): ` +
-        `${eventsPerSecond.toFixed(0)} accepted events/s (${ok} batches of 202, ${errors} errors), batch p50 ${loadResult.latency.p50} ms, p99 ${loadResult.latency.p99} ms`,
+        `${eventsPerSecond.toFixed(0)} accepted events/s (${ok} batches of 202; ${errors} errors: non-2xx ${loadResult.non2xx} ${JSON.stringify(loadResult.statusCodeStats)}, ` +
+        `errors ${loadResult.errors}, timeouts ${loadResult.timeouts}), batch p50 ${loadResult.latency.p50} ms, p99 ${loadResult.latency.p99} ms`,
     );
     console.log(`Today interactive after navigation (${RUNS} loads each, ms from the start of navigation):`);
-    console.log(`  ${summary('stack, cold cache', results.cold)}`);
-    console.log(`  ${summary('floor, cold cache', results.floorCold)}`);
-    console.log(`  ${summary('stack, warm cache', results.warm)}`);
-    console.log(`  ${summary('floor, warm cache', results.floorWarm)}`);
-    const worstCold = Math.max(...results.cold.map((l) => l.interactive));
-    const worstWarm = Math.max(...results.warm.map((l) => l.interactive));
+    for (const [t, target] of targets.entries()) console.log(`  ${summary(`${target.label}, cold cache`, cold[t])}`);
+    for (const [t, target] of targets.entries()) console.log(`  ${summary(`${target.label}, warm cache`, warm[t])}`);
+    const worstCold = Math.max(...cold[0].map((l) => l.interactive));
+    const worstWarm = Math.max(...warm[0].map((l) => l.interactive));
     console.log(
       `  budget ${INTERACTIVE_BUDGET_MS} ms: cold ${worstCold <= INTERACTIVE_BUDGET_MS ? 'within' : 'OVER'}, warm ${worstWarm <= INTERACTIVE_BUDGET_MS ? 'within' : 'OVER'} (worst load)`,
     );
-    console.log('where the time goes, median of the cold loads:');
-    console.log(`  stack  ${phases(results.cold)}`);
-    console.log(`  floor  ${phases(results.floorCold)}`);
-    console.log('each cold load of the stack (ms from the start of navigation):');
-    for (const l of results.cold) console.log(`  ${waterfall(l)}`);
-    console.log(`  floor, the first: ${waterfall(results.floorCold[0])}`);
-    console.log(`cpu over the load's ${cpu.seconds.toFixed(1)} s (the ingest load and the ${RUNS * 2} page loads of the stack):`);
+    console.log('where the time goes, median of the cold loads (ms from the start of navigation):');
+    for (const [t, target] of targets.entries()) console.log(`  ${target.label}: ${phases(cold[t])}`);
+    for (const [t, target] of targets.entries()) {
+      console.log(`each cold load, ${target.label}:`);
+      for (const l of cold[t]) console.log(`  ${waterfall(l)}`);
+    }
+    console.log(
+      `cpu over the load's ${cpu.seconds.toFixed(1)} s (the ingest load and the ${RUNS * 2 * (targets.length - 1)} page loads of the stack):`,
+    );
     for (const line of formatCpu(cpu, ok, 'batch')) console.log(line);
   } finally {
     floor?.kill('SIGTERM');
