@@ -281,10 +281,13 @@ async function main(): Promise<void> {
     const port = await freePort();
     const env = { LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` };
     step('starting identity, sessions, ingestion, correlation and a gateway');
-    processes.push(
-      ...(await Promise.all(['identity', 'sessions', 'ingestion', 'correlation'].map((app) => startAppProcess(app, env, 60_000)))),
+    // A busy machine takes minutes to start four apps that migrate their schemas: each may take three.
+    const starts = await Promise.allSettled(
+      ['identity', 'sessions', 'ingestion', 'correlation'].map((app) => startAppProcess(app, env, 180_000)),
     );
-    const gateway = await startAppProcess('gateway', { ...env, HTTP_PORT: String(port), ...(WEB_ROOT ? { WEB_ROOT } : {}) }, 60_000);
+    for (const s of starts) if (s.status === 'fulfilled') processes.push(s.value);
+    for (const s of starts) if (s.status === 'rejected') throw s.reason;
+    const gateway = await startAppProcess('gateway', { ...env, HTTP_PORT: String(port), ...(WEB_ROOT ? { WEB_ROOT } : {}) }, 180_000);
     processes.push(gateway);
     step('signing a member in');
     const owner = memberWithToken({ workspace: `bench-web-${Date.now()}`, email: `owner-${Date.now()}@example.com` });

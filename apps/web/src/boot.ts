@@ -4,8 +4,8 @@
  * downloads, parses and evaluates the app's code (index.html preloads it),
  * instead of after.
  */
-import { freshToken } from './lib/auth';
+import { checkOnLoad } from './lib/auth';
 import './styles.css';
 
-void freshToken();
+void checkOnLoad();
 void import('./main');

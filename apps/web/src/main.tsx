@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { prefetchToday } from './features/today/api';
-import { freshToken } from './lib/auth';
+import { checkOnLoad } from './lib/auth';
 import { ApiError } from './lib/errors';
 import { listenForChanges, refetchOnWake } from './lib/live';
 
@@ -18,7 +18,7 @@ const client = new QueryClient({
   },
 });
 // The access token (D-40; boot.ts asked for it before this code loaded), then Today's data before the first render needs it.
-void freshToken().then((token) => {
+void checkOnLoad().then((token) => {
   if (token && (location.pathname === '/' || location.pathname === '/today')) prefetchToday(client);
 });
 listenForChanges(client);
