@@ -38,14 +38,24 @@ export function ingestLoadOptions(defaults: Partial<IngestLoadOptions> = {}): In
  * it, a few commands at a time (each is a node process of its own: on a busy
  * machine one after the other takes minutes).
  */
-export async function createLoadMembers(count: number, workspace: string, parallel = 4): Promise<string[]> {
+export async function createLoadMembers(count: number, workspace: string, role = 'member', parallel = 4): Promise<string[]> {
   const tokens: string[] = new Array<string>(count);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < count; i = next++) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [mainOf('identity'), 'admin', 'create-member', '--workspace', workspace, '--email', `load-${i}@${workspace}.example.com`],
+        [
+          mainOf('identity'),
+          'admin',
+          'create-member',
+          '--workspace',
+          workspace,
+          '--email',
+          `load-${i}@${workspace}.example.com`,
+          '--role',
+          role,
+        ],
         { cwd: repoRoot(), env: { ...process.env, LOG_LEVEL: 'error' }, timeout: 120_000 },
       );
       tokens[i] = (JSON.parse(stdout.trim()) as { token: string }).token;

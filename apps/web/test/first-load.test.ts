@@ -50,7 +50,7 @@ describe('the first load of Today', () => {
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     prefetchToday(client);
     await waitFor(() => expect(asked).toHaveLength(4));
-    // Kiritimati (UTC+14) is on another calendar day than UTC for ten hours of every day: the date is the member's.
+    // Kiritimati (UTC+14) is on another calendar day than UTC for fourteen hours of every day: the date is the member's.
     const date = dateIn(Date.now(), ME.timezone);
     expect(asked.sort()).toEqual(
       [
