@@ -10,7 +10,8 @@
  * first) and stops them afterwards. Creates members with the bootstrap
  * command (enough to stay under 600 requests/minute each) and starts a timer
  * session for each, so every event gets linked. Drives batches of 100 events
- * from concurrent connections with autocannon for a fixed time. Then:
+ * from concurrent connections with autocannon for a fixed time (the load
+ * bench/ingest-load.ts spells, which bench:web runs too). Then:
  * correlation — the link delay p99 (event stored → link visible, from
  * ingestion's histogram) and how long after the load the consumer lag and the
  * unlinked backlog take to reach zero; and the ceiling — the same number of
@@ -35,7 +36,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, hostname, loadavg } from 'node:os';
-import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -45,6 +45,7 @@ import { AppConfig, createLogger, KafkaClient, loadConfig } from '@worktrack/pla
 import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
 import { traceSinkFromArgs } from './trace-sink';
 import { CpuSampler, formatCpu } from './cpu-sampler';
+import { BATCH, batchBody, driveIngest, loadSummary, startTimerSessions } from './ingest-load';
 import { ProjectionLagProbe, type LagFigures } from './projection-lag';
 
 const arg = (name: string, fallback: number): number => {
@@ -54,7 +55,6 @@ const arg = (name: string, fallback: number): number => {
 const SECONDS = arg('seconds', 20);
 const CONNECTIONS = arg('connections', 16);
 const MEMBERS = arg('members', 30);
-const BATCH = 100;
 /** How long an app may take to answer /readyz (a busy shared machine starts them slowly). */
 const READY_TIMEOUT_MS = 120_000;
 /** `--ingest-only`: no sessions and no correlation (the ingestion pipeline alone). */
@@ -129,19 +129,6 @@ async function projectionTicks(db: Client, reportingPid: number): Promise<Map<nu
 /** CPU ms between two `projectionTicks` (a backend opened in between counts from zero). */
 const projectionMs = (before: Map<number, number>, after: Map<number, number>): number =>
   [...after].reduce((sum, [pid, t]) => sum + (t - (before.get(pid) ?? 0)), 0) * 10;
-
-function batchBody(seq: number): string {
-  const now = Date.now();
-  return JSON.stringify({
-    events: Array.from({ length: BATCH }, (_, i) => ({
-      source_type: 'bench',
-      event_type: i % 3 === 0 ? 'test.run' : 'tool.call',
-      occurred_at: new Date(now - i).toISOString(), // within the last 100 ms: after the members' sessions started
-      external_id: `b${seq}-${i}-${randomUUID().slice(0, 8)}`,
-      payload: { tool: 'pytest', duration_ms: 1234 + i, ok: i % 7 !== 0, args: ['-q', `tests/unit/test_${i}.py`], host: 'runner-12' },
-    })),
-  });
-}
 
 /** A database of the run's own (the apps migrate it at start), and a topic prefix: set in this process's env, which the apps inherit. */
 async function ownDatabaseAndTopics(run: string): Promise<() => Promise<void>> {
@@ -249,14 +236,7 @@ async function main(): Promise<void> {
     );
     const tokens = members.map((m) => m.token);
     // A running session per member: every event of the run gets a link.
-    for (const token of INGEST_ONLY ? [] : tokens) {
-      const res = await fetch(`${base}/v1/sessions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ intent_text: 'bench', source: 'timer' }),
-      });
-      if (res.status !== 201) throw new Error(`could not start a session: ${res.status} ${await res.text()}`);
-    }
+    if (!INGEST_ONLY) await startTimerSessions(base, tokens);
     const ingestionUrl =
       started.find((p) => p.app === 'ingestion')?.url ??
       started.map((p) => (p as { urls?: Record<string, string> }).urls?.ingestion).find((u) => u !== undefined) ??
@@ -291,26 +271,7 @@ async function main(): Promise<void> {
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
     const cpuWindow = await sampler.start();
     probe?.start();
-    let seq = 0;
-    const result = await autocannon({
-      url: `${base}/v1/activity/events`,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-      pipelining: 1,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req) => {
-            const n = seq++;
-            return {
-              ...req,
-              headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[n % tokens.length]}` },
-              body: batchBody(n),
-            };
-          },
-        },
-      ],
-    });
+    const result = await driveIngest(base, tokens, CONNECTIONS, SECONDS).done;
     const loadEnded = Date.now();
     // Correlation: how long until the consumers caught up and every event is linked.
     const memberIds = members.map((m) => m.memberId);
@@ -345,9 +306,7 @@ async function main(): Promise<void> {
     await kafka.close();
     const delay = histogramP99(metricsBefore, await ingestionMetrics(), 'worktrack_link_delay_seconds');
 
-    const ok = result['2xx'];
-    const errors = result.non2xx + result.errors + result.timeouts;
-    const eventsPerSecond = (ok * BATCH) / (result.duration || SECONDS);
+    const { ok, errors, eventsPerSecond } = loadSummary(result, SECONDS);
     const stored = ok * BATCH;
     const ceilingPerSecond = await ceiling(Math.max(stored, 20_000));
     console.log(

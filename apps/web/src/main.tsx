@@ -2,10 +2,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { refresh } from './lib/auth';
+import { prefetchToday } from './features/today/api';
+import { checkOnLoad } from './lib/auth';
 import { ApiError } from './lib/errors';
 import { listenForChanges, refetchOnWake } from './lib/live';
-import './styles.css';
 
 const client = new QueryClient({
   defaultOptions: {
@@ -17,8 +17,10 @@ const client = new QueryClient({
     },
   },
 });
-// The access token is asked for before the first render (D-40), in parallel with React starting.
-void refresh();
+// The access token (D-40; boot.ts asked for it before this code loaded), then Today's data before the first render needs it.
+void checkOnLoad().then((token) => {
+  if (token && (location.pathname === '/' || location.pathname === '/today')) prefetchToday(client);
+});
 listenForChanges(client);
 refetchOnWake(client);
 

@@ -106,6 +106,14 @@ export function freshToken(): Promise<string | null> {
   return refresh();
 }
 
+let pageCheck: Promise<string | null> | null = null;
+
+/** The page load's first credential check (D-40): asked once, by whoever asks first, and shared. */
+export function checkOnLoad(): Promise<string | null> {
+  pageCheck ??= freshToken();
+  return pageCheck;
+}
+
 /** One refresh at a time across this origin's tabs; `rejected` is a token the API just refused (a 401), never reused. */
 export function refresh(rejected: string | null = null): Promise<string | null> {
   inFlight ??= (async () => {
@@ -125,5 +133,6 @@ export function resetAuthForTests(): void {
   member = null;
   expiresAt = 0;
   inFlight = null;
+  pageCheck = null;
   listeners.clear();
 }

@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@worktrack/sdk';
 import { api, unwrap } from '../../lib/api-client';
 import { signedInMember } from '../../lib/auth';
 import { announce } from '../../lib/live';
-import { startOfDay } from '../../lib/time';
+import { dateIn, startOfDay } from '../../lib/time';
 
 /** A Session (D-27) with the D-49 durations, which older gateways may not send yet. */
 export type Session = components['schemas']['SessionBody'] & { tracked_seconds?: number; paused_seconds?: number };
@@ -67,8 +67,10 @@ async function liveSession(): Promise<Held | null> {
   return session ? hold(session) : null;
 }
 
+const liveSessionQuery = queryOptions({ queryKey: ['live', 'session'], queryFn: liveSession, refetchInterval: POLL_MS });
+
 export function useLiveSession() {
-  return useQuery({ queryKey: ['live', 'session'], queryFn: liveSession, refetchInterval: POLL_MS });
+  return useQuery(liveSessionQuery);
 }
 
 /**
@@ -136,8 +138,8 @@ export interface Timeline {
 }
 
 /** Today's sessions and events in the member's time zone (D-29 dates, D-21 instants). */
-export function useTodayTimeline(date: string, timeZone: string) {
-  return useQuery({
+function todayTimelineQuery(date: string, timeZone: string) {
+  return queryOptions({
     queryKey: ['live', 'timeline', date, timeZone],
     refetchInterval: POLL_MS,
     queryFn: async (): Promise<Timeline> => {
@@ -150,4 +152,20 @@ export function useTodayTimeline(date: string, timeZone: string) {
       return { sessions: sessions, events };
     },
   });
+}
+
+export function useTodayTimeline(date: string, timeZone: string) {
+  return useQuery(todayTimelineQuery(date, timeZone));
+}
+
+/**
+ * Asks for Today's data as soon as the access token is there, without
+ * waiting for the page to render: the live session, and, when the sign-in
+ * answered with the member (D-40), today's timeline in the member's time
+ * zone. Today's queries then find their answers on the way.
+ */
+export function prefetchToday(client: QueryClient): void {
+  void client.prefetchQuery(liveSessionQuery);
+  const member = signedInMember() as Member | null;
+  if (member) void client.prefetchQuery(todayTimelineQuery(dateIn(Date.now(), member.timezone), member.timezone));
 }
