@@ -46,7 +46,7 @@ const WARMUP = arg('warmup', 3);
 /** Both apps' default PUBLIC_URL: the refresh route's required Origin (D-40). */
 const ORIGIN = 'http://localhost:3000';
 const ARGON2_MEMORY_KIB = Number(process.env.ARGON2_MEMORY_KIB ?? 19_456);
-const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 5);
+const ARGON2_PASSES = Number(process.env.ARGON2_PASSES ?? 7);
 const agent = new Agent({ keepAlive: true, maxSockets: 2048 });
 
 interface Answer {

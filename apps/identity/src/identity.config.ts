@@ -68,7 +68,7 @@ export class IdentityConfig extends ServiceConfig {
   @IsInt()
   @Min(1)
   @Max(20)
-  ARGON2_PASSES = 5;
+  ARGON2_PASSES = 7;
 
   /** D-41: `false` turns password sign-in off (SSO only). */
   @EnvBool()
