@@ -8,13 +8,12 @@
  * bench:web drives it while it measures the web app under that load.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { mainOf, repoRoot } from '@worktrack/testing';
+import { BATCH, eventsBody } from './usage-batches';
 
-/** Events per request. */
-export const BATCH = 100;
+export { BATCH };
 
 /** The load's options, read from the command line as bench:ingest spells them. */
 export interface IngestLoadOptions {
@@ -65,19 +64,8 @@ export async function createLoadMembers(count: number, workspace: string, role =
   return tokens;
 }
 
-/** One request's body: 100 events with external ids and ~200-byte payloads, all within the last 100 ms. */
-export function batchBody(seq: number): string {
-  const now = Date.now();
-  return JSON.stringify({
-    events: Array.from({ length: BATCH }, (_, i) => ({
-      source_type: 'bench',
-      event_type: i % 3 === 0 ? 'test.run' : 'tool.call',
-      occurred_at: new Date(now - i).toISOString(), // within the last 100 ms: after the members' sessions started
-      external_id: `b${seq}-${i}-${randomUUID().slice(0, 8)}`,
-      payload: { tool: 'pytest', duration_ms: 1234 + i, ok: i % 7 !== 0, args: ['-q', `tests/unit/test_${i}.py`], host: 'runner-12' },
-    })),
-  });
-}
+/** One request's body: 100 events with external ids and ~200-byte payloads, all within the last 100 ms (the usage benches' events batch). */
+export const batchBody = eventsBody;
 
 /** A running timer session for each member (D-22), so correlation links every event of the load. */
 export async function startTimerSessions(base: string, tokens: readonly string[]): Promise<void> {
@@ -103,13 +91,31 @@ export interface IngestLoad {
  * with the next member's token.
  */
 export function driveIngest(base: string, tokens: readonly string[], connections: number, seconds: number): IngestLoad {
+  return drivePosts({ url: `${base}/v1/activity/events`, tokens, connections, seconds, body: batchBody });
+}
+
+/**
+ * POSTs `body(n)` to `url` from `connections` keep-alive connections for
+ * `seconds` (or until `stop()`), request n with the token `tokens[n % length]`;
+ * `rate` > 0 paces the whole load to that many requests a second.
+ */
+export function drivePosts(options: {
+  url: string;
+  tokens: readonly string[];
+  connections: number;
+  seconds: number;
+  body: (n: number) => string;
+  rate?: number;
+}): IngestLoad {
+  const { url, tokens, connections, seconds, body, rate = 0 } = options;
   let seq = 0;
   // Without a callback autocannon answers its instance made thenable (its types say only the promise); `stop()` ends it.
   const instance = autocannon({
-    url: `${base}/v1/activity/events`,
+    url,
     connections,
     duration: seconds,
     pipelining: 1,
+    ...(rate > 0 ? { overallRate: rate } : {}),
     requests: [
       {
         method: 'POST',
@@ -118,7 +124,7 @@ export function driveIngest(base: string, tokens: readonly string[], connections
           return {
             ...req,
             headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[n % tokens.length]}` },
-            body: batchBody(n),
+            body: body(n),
           };
         },
       },

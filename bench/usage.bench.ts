@@ -31,10 +31,10 @@ import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { memberWithToken, repoRoot, startAppProcess, startHostedServices, type AppProcess } from '@worktrack/testing';
 import { CpuSampler, formatCpu, type CpuWindow } from './cpu-sampler';
+import { drivePosts } from './ingest-load';
 import { BATCH, eventsBody, usageBody } from './usage-batches';
 
 const arg = (name: string, fallback: number): number => {
@@ -126,29 +126,9 @@ async function main(): Promise<void> {
     );
 
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
-    let seq = 0;
     const phase = async (path: string, body: (seq: number) => string, table: string, seconds = SECONDS): Promise<Phase> => {
       const cpuWindow = await sampler.start();
-      const result = await autocannon({
-        url: `${base}${path}`,
-        connections: CONNECTIONS,
-        duration: seconds,
-        pipelining: 1,
-        ...(RATE > 0 ? { overallRate: RATE } : {}),
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => {
-              const n = seq++;
-              return {
-                ...req,
-                headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[n % tokens.length]}` },
-                body: body(n),
-              };
-            },
-          },
-        ],
-      });
+      const result = await drivePosts({ url: `${base}${path}`, tokens, connections: CONNECTIONS, seconds, body, rate: RATE }).done;
       const loadEnded = Date.now();
       const unlinked = async (): Promise<number> =>
         Number(

@@ -255,15 +255,7 @@ export class ProjectionRepository {
         rows.map((r) => r.e.eventType ?? null),
       ],
     );
-    return batches
-      .filter((b) => b.items.length > 0)
-      .map((b) =>
-        this.span(
-          b.memberId,
-          b.workspaceId,
-          b.items.map((e) => new Date(e.occurredAt)),
-        ),
-      );
+    return this.spansOfBatches(batches);
   }
 
   /**
@@ -310,15 +302,7 @@ export class ProjectionRepository {
         rows.map((r) => r.u.sessionId),
       ],
     );
-    return batches
-      .filter((b) => b.items.length > 0)
-      .map((b) =>
-        this.span(
-          b.memberId,
-          b.workspaceId,
-          b.items.map((u) => new Date(u.occurredAt)),
-        ),
-      );
+    return this.spansOfBatches(batches);
   }
 
   /** UsageLinked: like an event's link, never over a record's own session; the batches of one consumed call in one statement. */
@@ -393,6 +377,19 @@ export class ProjectionRepository {
        ON CONFLICT (plate_item_id) DO UPDATE SET done_at = LEAST(plate_items.done_at, EXCLUDED.done_at)`,
       [item.plateItemId, item.workspaceId, item.assigneeId, item.plateDate, item.doneAt],
     );
+  }
+
+  /** The span of each member's batch that holds items. */
+  private spansOfBatches(batches: Array<MemberBatch<{ occurredAt: string }>>): Touched[] {
+    return batches
+      .filter((b) => b.items.length > 0)
+      .map((b) =>
+        this.span(
+          b.memberId,
+          b.workspaceId,
+          b.items.map((i) => new Date(i.occurredAt)),
+        ),
+      );
   }
 
   private span(memberId: string, workspaceId: string, instants: Date[]): Touched {
