@@ -15,7 +15,14 @@
  * EXPLAIN ANALYZE of the aggregate. Then the same report over HTTP as a
  * client asks it, `GET /v1/reports/summary` through a gateway (and identity,
  * for the token) started from dist/ on the same topics and database: the
- * user-facing latency, with the gateway's CPU per report beside reporting's.
+ * user-facing latency, with the gateway's CPU per report beside reporting's,
+ * when the headers arrive beside when the body has, with gzip accepted and
+ * without. `--stages` traces every request (the stack's own spans: the
+ * gateway's HTTP span, the command, reporting's handler, its freshness wait,
+ * each statement, the document) into a receiver in this process and prints
+ * each step's p50/p95 at the end — tracing costs time of its own, so the
+ * latencies of such a run are not the ones to quote. `--keep-database`
+ * leaves the seeded database for psql.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -24,7 +31,7 @@ import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { allTopics, GetReport, type ActorV1 } from '@worktrack/contracts';
 import { CommandClient, ensureTopics } from '@worktrack/platform';
-import { memberWithToken, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
+import { memberWithToken, OtlpReceiver, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,7 +53,33 @@ function cpuMs(p: AppProcess): number {
 }
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** `--stages`: every trace of the stack started from here goes to a receiver in this process (the apps inherit the environment). */
+async function stageReceiver(): Promise<OtlpReceiver | undefined> {
+  for (const k of Object.keys(process.env)) if (k.startsWith('OTEL_')) delete process.env[k];
+  if (!process.argv.includes('--stages')) return undefined;
+  const receiver = await new OtlpReceiver({ keep: true }).start();
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
+  process.env.OTEL_TRACES_SAMPLER = 'parentbased_always_on';
+  return receiver;
+}
+
+/** Each step's duration over the run: spans by service and name (a statement by its first words). */
+function printStages(receiver: OtlpReceiver): void {
+  const steps = new Map<string, number[]>();
+  for (const span of receiver.spans) {
+    const statement = typeof span.attributes['db.statement'] === 'string' ? span.attributes['db.statement'] : undefined;
+    const name = `${span.service} ${statement ? `pg: ${statement.replace(/\s+/g, ' ').slice(0, 60)}` : span.name}`;
+    steps.set(name, [...(steps.get(name) ?? []), Number(span.endNs - span.startNs) / 1e6]);
+  }
+  console.log(`stages (traced, ${receiver.spans.length} spans; durations in ms):`);
+  for (const [name, ds] of [...steps].sort((a, b) => a[0].localeCompare(b[0]))) {
+    ds.sort((a, b) => a - b);
+    console.log(`  ${name}: n ${ds.length}, p50 ${pct(ds, 50).toFixed(1)}, p95 ${pct(ds, 95).toFixed(1)}`);
+  }
+}
+
 async function main(): Promise<void> {
+  const stages = await stageReceiver();
   const admin = new Client({ connectionString: ADMIN_DB });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${DB_NAME}"`);
@@ -168,44 +201,55 @@ async function main(): Promise<void> {
     );
     // The same report over HTTP, as a client asks it: the gateway's authentication, the command, the body passed through.
     const path = '/v1/reports/summary?from=2025-01-01&to=2025-12-31&tz=Europe/Berlin&group_by=member,week';
-    const get = async (): Promise<{ status: number; bytes: number }> => {
-      // As a browser asks: gzip accepted (fetch inflates it, so the client's CPU includes that).
-      const res = await fetch(`${gateway!.url}${path}`, {
-        headers: { authorization: `Bearer ${created.token}`, 'accept-encoding': 'gzip' },
-      });
-      const body = await res.arrayBuffer();
-      return { status: res.status, bytes: body.byteLength };
-    };
-    for (let i = 0; i < 3; i++) await get(); // warm up
-    const httpLatencies: number[] = [];
-    const statuses = new Map<number, number>();
-    let httpBytes = 0;
-    const httpBefore = { reporting: cpuMs(app), gateway: cpuMs(gateway), own: process.cpuUsage() };
-    for (let i = 0; i < REQUESTS; i++) {
+    // As a browser asks (gzip accepted: fetch inflates it, so the client's CPU includes that), or, with `gzip` false, as a
+    // client that takes the body as it is (the gateway inflates it). `headers` is when the response's headers arrived:
+    // the server's part; the rest is the body's transfer and the client's inflating.
+    const get = async (gzip: boolean): Promise<{ status: number; bytes: number; headers: number }> => {
       const t = performance.now();
-      const res = await get();
-      httpLatencies.push(performance.now() - t);
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      httpBytes = res.bytes;
-    }
-    const httpCpu = {
-      reporting: (cpuMs(app) - httpBefore.reporting) / REQUESTS,
-      gateway: (cpuMs(gateway) - httpBefore.gateway) / REQUESTS,
-      client: (() => {
-        const u = process.cpuUsage(httpBefore.own);
-        return (u.user + u.system) / 1000 / REQUESTS;
-      })(),
+      const res = await fetch(`${gateway!.url}${path}`, {
+        headers: { authorization: `Bearer ${created.token}`, 'accept-encoding': gzip ? 'gzip' : 'identity' },
+      });
+      const headers = performance.now() - t;
+      const body = await res.arrayBuffer();
+      return { status: res.status, bytes: body.byteLength, headers };
     };
-    httpLatencies.sort((a, b) => a - b);
-    console.log(
-      `over HTTP, GET ${path}: ${REQUESTS} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
-        `${(httpBytes / 1e6).toFixed(1)} MB each; latency p50 ${pct(httpLatencies, 50).toFixed(0)} ms, ` +
-        `p95 ${pct(httpLatencies, 95).toFixed(0)} ms, max ${httpLatencies.at(-1)!.toFixed(0)} ms; CPU per report: ` +
-        `reporting ${httpCpu.reporting.toFixed(1)} ms, gateway ${httpCpu.gateway.toFixed(1)} ms, client ${httpCpu.client.toFixed(1)} ms; ` +
-        `load ${loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ')}`,
-    );
+    for (const gzip of [true, false]) {
+      for (let i = 0; i < 3; i++) await get(gzip); // warm up
+      const httpLatencies: number[] = [];
+      const headerLatencies: number[] = [];
+      const statuses = new Map<number, number>();
+      let httpBytes = 0;
+      const httpBefore = { reporting: cpuMs(app), gateway: cpuMs(gateway), own: process.cpuUsage() };
+      for (let i = 0; i < REQUESTS; i++) {
+        const t = performance.now();
+        const res = await get(gzip);
+        httpLatencies.push(performance.now() - t);
+        headerLatencies.push(res.headers);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        httpBytes = res.bytes;
+      }
+      const httpCpu = {
+        reporting: (cpuMs(app) - httpBefore.reporting) / REQUESTS,
+        gateway: (cpuMs(gateway) - httpBefore.gateway) / REQUESTS,
+        client: (() => {
+          const u = process.cpuUsage(httpBefore.own);
+          return (u.user + u.system) / 1000 / REQUESTS;
+        })(),
+      };
+      httpLatencies.sort((a, b) => a - b);
+      headerLatencies.sort((a, b) => a - b);
+      console.log(
+        `over HTTP, GET ${path}, accept-encoding ${gzip ? 'gzip' : 'identity'}: ${REQUESTS} requests, ` +
+          `statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${(httpBytes / 1e6).toFixed(1)} MB each; ` +
+          `latency p50 ${pct(httpLatencies, 50).toFixed(0)} ms, p95 ${pct(httpLatencies, 95).toFixed(0)} ms, ` +
+          `max ${httpLatencies.at(-1)!.toFixed(0)} ms (headers p50 ${pct(headerLatencies, 50).toFixed(0)} ms, ` +
+          `p95 ${pct(headerLatencies, 95).toFixed(0)} ms); CPU per report: ` +
+          `reporting ${httpCpu.reporting.toFixed(1)} ms, gateway ${httpCpu.gateway.toFixed(1)} ms, client ${httpCpu.client.toFixed(1)} ms; ` +
+          `load ${loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ')}`,
+      );
+    }
     // The statement the service runs for this report (every member in the zone: the workspace index alone).
     await db.query('BEGIN');
     await db.query("SET LOCAL work_mem = '64MB'");
@@ -237,8 +281,13 @@ async function main(): Promise<void> {
     await gateway?.stop();
     await identity?.stop();
     await app?.stop();
+    // The apps export their last spans as they stop.
+    if (stages) printStages(stages);
+    await stages?.stop();
     await kafka.close();
-    await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
+    // --keep-database leaves the seeded database for experiments with the statement (psql, EXPLAIN); drop it afterwards.
+    if (process.argv.includes('--keep-database')) console.log(`database kept: ${DATABASE_URL}`);
+    else await admin.query(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
     await admin.end();
   }
 }

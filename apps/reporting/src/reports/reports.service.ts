@@ -11,7 +11,7 @@ import {
   type ReportV1,
   type SummaryTuple,
 } from '@worktrack/contracts';
-import { KafkaClient, schemaOf, SignedCursor, type CursorScope } from '@worktrack/platform';
+import { KafkaClient, schemaOf, SignedCursor, withSpan, type CursorScope } from '@worktrack/platform';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
 import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
@@ -52,7 +52,8 @@ const GROUP_SQL: Record<ReportGroupBy, string> = {
   project: "NULLIF(r.project_id, '')",
   goal: "NULLIF(r.goal_id, '')",
   day: 'r.day',
-  week: '(r.day - (extract(isodow FROM r.day)::int - 1))',
+  // The ISO week's Monday in integer arithmetic (2000-01-03 is a Monday); extract(isodow) is a numeric per row.
+  week: "(r.day - ((r.day - DATE '2000-01-03') % 7 + 7) % 7)",
 };
 /** … and as answered (formatted once per group). */
 const GROUP_OUT: Record<ReportGroupBy, (column: string) => string> = {
@@ -154,7 +155,12 @@ export class ReportsService {
 
   async report(q: GetReportV1): Promise<ReportV1> {
     const asOf = new Date();
-    await this.caughtUp(asOf);
+    // The steps worth seeing in a trace (bench:reports --stages): the wait, the statement (its pg span), the document.
+    await withSpan(
+      'report.freshness',
+      () => ({}),
+      () => this.caughtUp(asOf),
+    );
     const members = await this.visibleMembers(q);
     switch (q.report) {
       case 'summary':
@@ -176,13 +182,17 @@ export class ReportsService {
   private async caughtUp(asOf: Date): Promise<void> {
     const deadline = asOf.getTime() + this.config.REPORT_FRESHNESS_WAIT_MS;
     const admin = await this.kafka.admin();
-    const wanted: Array<{ topic: string; partition: number; high: bigint }> = [];
-    for (const def of [Topics.sessionsEvents, Topics.ingestionUsage]) {
-      const topic = this.kafka.topic(def);
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (BigInt(p.high) > BigInt(p.low)) wanted.push({ topic, partition: p.partition, high: BigInt(p.high) });
-      }
-    }
+    // Both topics' end offsets asked at once: one broker round trip on the request's path, not two.
+    const ends = await Promise.all(
+      [Topics.sessionsEvents, Topics.ingestionUsage].map(async (def) => {
+        const topic = this.kafka.topic(def);
+        return (await admin.fetchTopicOffsets(topic)).map((p) => ({ topic, ...p }));
+      }),
+    );
+    const wanted = ends
+      .flat()
+      .filter((p) => BigInt(p.high) > BigInt(p.low))
+      .map((p) => ({ topic: p.topic, partition: p.partition, high: BigInt(p.high) }));
     if (wanted.length === 0) return;
     for (;;) {
       const rows = await this.dataSource.query<Array<{ topic: string; partition: number; next_offset: string }>>(
@@ -227,13 +237,18 @@ export class ReportsService {
 
   private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
-    const answer = (rows: SummaryTuple[], totals: Record<string, unknown>): ReportV1 => {
-      const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
-      const document = q.format === 'csv' ? summaryCsv(keyNames, rows) : summaryDocumentJson(keyNames, rows, meta);
-      // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
-      const body = gzipSync(Buffer.from(document, 'utf8'), { level: 1 }).toString('base64');
-      return { rows: [], body, asOf: meta.as_of, totals };
-    };
+    const answer = (rows: SummaryTuple[], totals: Record<string, unknown>): Promise<ReportV1> =>
+      withSpan(
+        'report.summary.document',
+        () => ({ 'report.groups': rows.length }),
+        () => {
+          const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
+          const document = q.format === 'csv' ? summaryCsv(keyNames, rows) : summaryDocumentJson(keyNames, rows, meta);
+          // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
+          const body = gzipSync(Buffer.from(document, 'utf8'), { level: 1 }).toString('base64');
+          return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals });
+        },
+      );
     if (members.length === 0) return answer([], shown(zero()));
     // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
     const lives = await this.liveSessions(
@@ -306,9 +321,15 @@ export class ReportsService {
           : `WHERE NOT (g.tracked_ms < 1000 AND g.paused_ms < 1000 AND g.session_count = 0 AND g.linked_event_count = 0
                     AND g.outside_session_event_count = 0 AND g.usage_cost = 0 AND g.input_tokens = 0 AND g.output_tokens = 0)`
       }`;
-    // A year of a large workspace sorts or hashes tens of thousands of groups: in memory, not in temporary files.
+    // A year of a large workspace sorts tens of thousands of groups: in memory, not in temporary files. Grouped by
+    // member, day or week, the planner guesses about a tenth of the groups and hashes them; a hash table of numeric
+    // aggregate states per group costs more than sorting the rows and aggregating each group as it ends (which also
+    // hands json_agg its input already in order). Parallel workers only add a step that combines their partial states.
+    const manyGroups = q.groupBy.some((g) => g === 'member' || g === 'day' || g === 'week');
     const [summed] = await this.dataSource.transaction(async (m) => {
-      await m.query("SET LOCAL work_mem = '64MB'");
+      await m.query(
+        `SET LOCAL work_mem = '64MB'${manyGroups ? '; SET LOCAL enable_hashagg = off; SET LOCAL max_parallel_workers_per_gather = 0' : ''}`,
+      );
       return m.query<Array<Record<string, string>>>(sql, params);
     });
     const groups = JSON.parse(summed.groups) as SummaryTuple[];
