@@ -4,11 +4,13 @@ import { DataSource } from 'typeorm';
 import {
   summaryCsv,
   summaryDocumentJson,
+  summaryTuplesOfColumns,
   SUMMARY_METRICS,
   Topics,
   type GetReportV1,
   type ReportGroupBy,
   type ReportV1,
+  type SummaryColumns,
   type SummaryTuple,
 } from '@worktrack/contracts';
 import { KafkaClient, schemaOf, SignedCursor, withSpan, type CursorScope } from '@worktrack/platform';
@@ -237,19 +239,22 @@ export class ReportsService {
 
   private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
-    const answer = (rows: SummaryTuple[], totals: Record<string, unknown>): Promise<ReportV1> =>
+    const answer = (groups: { rows: SummaryTuple[] } | { columns: SummaryColumns }, totals: Record<string, unknown>): Promise<ReportV1> =>
       withSpan(
         'report.summary.document',
-        () => ({ 'report.groups': rows.length }),
+        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : (groups.columns[0]?.length ?? 0) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
-          const document = q.format === 'csv' ? summaryCsv(keyNames, rows) : summaryDocumentJson(keyNames, rows, meta);
+          const document =
+            q.format === 'csv'
+              ? summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns))
+              : summaryDocumentJson(keyNames, groups, meta);
           // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
           const body = gzipSync(Buffer.from(document, 'utf8'), { level: 1 }).toString('base64');
           return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals });
         },
       );
-    if (members.length === 0) return answer([], shown(zero()));
+    if (members.length === 0) return answer({ rows: [] }, shown(zero()));
     // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
     const lives = await this.liveSessions(
       q,
@@ -302,49 +307,67 @@ export class ReportsService {
         AND $7::uuid[] IS NOT NULL AND $8::uuid[] IS NOT NULL AND $9::boolean IS NOT NULL ${where.map((w) => `AND ${w}`).join(' ')}
       ${q.groupBy.length > 0 ? `GROUP BY ${q.groupBy.map((_, i) => i + 1).join(', ')}` : ''}`;
     const order = q.groupBy.map((g) => `g."${GROUP_KEY[g]}" NULLS LAST`);
-    // One row back: the groups in the answer's order as one JSON array of tuples (parsed natively, no row object per
-    // group), and the totals summed over the same groups in the same pass. With a live session to add, milliseconds
-    // and every group (a group below a second may reach one); without, seconds and only the groups with activity.
+    // One row back, not 26,500 driver rows: the groups as one list of JSON texts per column (each key through to_json,
+    // each metric a number, the cost a JSON string), and the totals summed over the same groups in the same pass.
+    // A text per column costs Postgres a fraction of a JSON value per group (json_build_array or format() per group
+    // cost more than the aggregate itself), and Node pastes the texts into the document without parsing them. Every
+    // column is aggregated in one pass over one sorted subquery, so each list holds the groups in the answer's order
+    // (an ORDER BY inside each column's aggregate would sort once per column). The lists are joined with U+001F, which
+    // to_json escapes and no number holds. With a live session to add, milliseconds and every group (a group below a
+    // second may reach one); without, seconds and only the groups with activity.
     const ms = (column: string): string => (live ? column : `${column} / 1000`);
-    const sql = `SELECT COALESCE(json_agg(json_build_array(${[...q.groupBy.map((g) => GROUP_OUT[g](`g."${GROUP_KEY[g]}"`)), ''].join(', ')}
-          ${ms('g.tracked_ms')}, ${ms('g.paused_ms')}, g.session_count, g.linked_event_count, g.outside_session_event_count,
-          trim_scale(g.usage_cost)::text, g.input_tokens, g.output_tokens) ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}), '[]')::text AS groups,
+    const columns = [
+      ...q.groupBy.map((g) => `COALESCE(to_json(${GROUP_OUT[g](`g."${GROUP_KEY[g]}"`)})::text, 'null')`),
+      `(${ms('g.tracked_ms')})::text`,
+      `(${ms('g.paused_ms')})::text`,
+      'g.session_count::text',
+      'g.linked_event_count::text',
+      'g.outside_session_event_count::text',
+      `'"' || trim_scale(g.usage_cost)::text || '"'`,
+      'g.input_tokens::text',
+      'g.output_tokens::text',
+    ];
+    const sql = `SELECT ${columns.map((c, i) => `COALESCE(string_agg(${c}, E'\\x1f'), '') AS c${i}`).join(', ')},
         COALESCE(sum(g.tracked_ms), 0)::text AS tracked_ms, COALESCE(sum(g.paused_ms), 0)::text AS paused_ms,
         COALESCE(sum(g.session_count), 0)::text AS session_count, COALESCE(sum(g.linked_event_count), 0)::text AS linked_event_count,
         COALESCE(sum(g.outside_session_event_count), 0)::text AS outside_session_event_count,
         trim_scale(COALESCE(sum(g.usage_cost), 0))::text AS usage_cost,
         COALESCE(sum(g.input_tokens), 0)::text AS input_tokens, COALESCE(sum(g.output_tokens), 0)::text AS output_tokens
-      FROM (${inner}) g
+      FROM (SELECT * FROM (${inner}) g
       ${
         live
           ? ''
           : `WHERE NOT (g.tracked_ms < 1000 AND g.paused_ms < 1000 AND g.session_count = 0 AND g.linked_event_count = 0
                     AND g.outside_session_event_count = 0 AND g.usage_cost = 0 AND g.input_tokens = 0 AND g.output_tokens = 0)`
-      }`;
+      }
+      ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}) g`;
     // A year of a large workspace sorts tens of thousands of groups: in memory, not in temporary files. Grouped by
     // member, day or week, the planner guesses about a tenth of the groups and hashes them; a hash table of numeric
-    // aggregate states per group costs more than sorting the rows and aggregating each group as it ends (which also
-    // hands json_agg its input already in order). Parallel workers only add a step that combines their partial states.
+    // aggregate states per group costs more than sorting the rows and aggregating each group as it ends, which also
+    // leaves the groups in the answer's order. No parallel workers: the columns come from one ordered stream.
     const manyGroups = q.groupBy.some((g) => g === 'member' || g === 'day' || g === 'week');
     const [summed] = await this.dataSource.transaction(async (m) => {
       await m.query(
-        `SET LOCAL work_mem = '64MB'${manyGroups ? '; SET LOCAL enable_hashagg = off; SET LOCAL max_parallel_workers_per_gather = 0' : ''}`,
+        `SET LOCAL work_mem = '64MB'; SET LOCAL max_parallel_workers_per_gather = 0${manyGroups ? '; SET LOCAL enable_hashagg = off' : ''}`,
       );
       return m.query<Array<Record<string, string>>>(sql, params);
     });
-    const groups = JSON.parse(summed.groups) as SummaryTuple[];
+    const lists: SummaryColumns = columns.map((_, i) => (summed[`c${i}`] === '' ? [] : summed[`c${i}`].split('\u001f')));
     const k = q.groupBy.length;
     if (!live)
-      return answer(groups, {
-        tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
-        paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
-        session_count: Number(summed.session_count),
-        linked_event_count: Number(summed.linked_event_count),
-        outside_session_event_count: Number(summed.outside_session_event_count),
-        usage_cost: summed.usage_cost,
-        input_tokens: Number(summed.input_tokens),
-        output_tokens: Number(summed.output_tokens),
-      });
+      return answer(
+        { columns: lists },
+        {
+          tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
+          paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
+          session_count: Number(summed.session_count),
+          linked_event_count: Number(summed.linked_event_count),
+          outside_session_event_count: Number(summed.outside_session_event_count),
+          usage_cost: summed.usage_cost,
+          input_tokens: Number(summed.input_tokens),
+          output_tokens: Number(summed.output_tokens),
+        },
+      );
 
     const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
     const add = (group: Record<string, string | null>, metrics: Metrics): void => {
@@ -353,7 +376,7 @@ export class ReportsService {
       if (held) addInto(held.metrics, metrics);
       else merged.set(key, { group, metrics: { ...metrics } });
     };
-    for (const row of groups) {
+    for (const row of summaryTuplesOfColumns(lists)) {
       const group: Record<string, string | null> = {};
       for (let i = 0; i < k; i++) group[keyNames[i]] = (row[i] as string | null) ?? null;
       add(group, {
@@ -390,10 +413,12 @@ export class ReportsService {
     }
     held.sort((a, b) => a.order.localeCompare(b.order));
     return answer(
-      held.map(({ group, metrics }) => {
-        const shownMetrics = shown(metrics);
-        return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
-      }),
+      {
+        rows: held.map(({ group, metrics }) => {
+          const shownMetrics = shown(metrics);
+          return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
+        }),
+      },
       shown(totals),
     );
   }

@@ -1,6 +1,14 @@
 import { stringify } from 'csv-stringify/sync';
 import { SUMMARY_METRICS } from './reporting.commands';
-import { summaryCsv, summaryDataJson, type SummaryTuple } from './summary-body';
+import {
+  summaryCsv,
+  summaryDataJson,
+  summaryDataJsonOfColumns,
+  summaryDocumentJson,
+  summaryTuplesOfColumns,
+  type SummaryColumns,
+  type SummaryTuple,
+} from './summary-body';
 
 describe('the summary body (D-50, D-51: written once by the reporting service, passed through by the gateway)', () => {
   const keyNames = ['member_id', 'work_type'];
@@ -27,6 +35,26 @@ describe('the summary body (D-50, D-51: written once by the reporting service, p
       input_tokens: 0,
       output_tokens: 0,
     });
+  });
+
+  // Columns as Postgres writes them: to_json escapes as JSON.stringify does (quotes, backslashes, control characters).
+  const tricky: SummaryTuple[] = [...rows, ['\u001f\t"\\', 'é ☃ 𝄞', 1, 2, 3, 4, 5, '0.25', 6, 7]];
+  const columnsOf = (tuples: readonly SummaryTuple[], k: number): SummaryColumns =>
+    (tuples[0] ?? new Array<null>(k + SUMMARY_METRICS.length).fill(null)).map((_, j) =>
+      tuples.map((t) => (j < k || j === k + 5 ? JSON.stringify(t[j]) : String(t[j]))),
+    );
+
+  it('writes the same data array from columns of JSON texts as from tuples, and reads the columns back as the tuples', () => {
+    const columns = columnsOf(tricky, keyNames.length);
+    expect(summaryDataJsonOfColumns(keyNames, columns)).toBe(summaryDataJson(keyNames, tricky));
+    expect(summaryTuplesOfColumns(columns)).toEqual(tricky);
+    const meta = { as_of: '2026-01-01T00:00:00.000Z', tz: 'UTC', from: '2025-01-01', to: '2025-12-31', totals: {} };
+    expect(summaryDocumentJson(keyNames, { columns }, meta)).toBe(summaryDocumentJson(keyNames, { rows: tricky }, meta));
+    const noKeys: SummaryTuple[] = [[1, 2, 3, 4, 5, '6', 7, 8]];
+    expect(summaryDataJsonOfColumns([], columnsOf(noKeys, 0))).toBe(summaryDataJson([], noKeys));
+    const empty = keyNames.concat(SUMMARY_METRICS).map(() => []);
+    expect(summaryDataJsonOfColumns(keyNames, empty)).toBe('[]');
+    expect(summaryTuplesOfColumns(empty)).toEqual([]);
   });
 
   it('writes an empty group for a summary without group keys, and an empty array without groups', () => {

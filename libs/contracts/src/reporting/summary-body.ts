@@ -38,6 +38,49 @@ export function summaryDataJson(keyNames: readonly string[], rows: readonly Summ
   return `[${parts.join(',')}]`;
 }
 
+/**
+ * A summary's groups as columns of JSON texts, as Postgres writes them: one
+ * list per group key (each value a JSON string or `null`), then one per
+ * metric in `SUMMARY_METRICS` order (a number; `usage_cost` a JSON string),
+ * every list holding the groups in the same order.
+ */
+export type SummaryColumns = ReadonlyArray<ReadonlyArray<string>>;
+
+/**
+ * The `data` array of `summaryDataJson` written from columns of JSON texts:
+ * the same bytes, with no value parsed or escaped again (each text is already
+ * JSON).
+ */
+export function summaryDataJsonOfColumns(keyNames: readonly string[], columns: SummaryColumns): string {
+  const k = keyNames.length;
+  const n = columns[0]?.length ?? 0;
+  const heads = keyNames.map((name, j) => `${j === 0 ? '' : ','}${JSON.stringify(name)}:`);
+  const [tracked, paused, sessions, linked, outside, cost, input, output] = columns.slice(k);
+  const parts: string[] = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    let group = '';
+    for (let j = 0; j < k; j++) group += heads[j] + columns[j][i];
+    parts[i] =
+      `{"group":{${group}},"tracked_seconds":${tracked[i]},"paused_seconds":${paused[i]},"session_count":${sessions[i]},` +
+      `"linked_event_count":${linked[i]},"outside_session_event_count":${outside[i]},"usage_cost":${cost[i]},` +
+      `"input_tokens":${input[i]},"output_tokens":${output[i]}}`;
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** Columns of JSON texts read back as tuples (for the CSV, and for merging live sessions in). */
+export function summaryTuplesOfColumns(columns: SummaryColumns): SummaryTuple[] {
+  const lists = columns.map((column) => JSON.parse(`[${column.join(',')}]`) as Array<string | number | null>);
+  const n = lists[0]?.length ?? 0;
+  const tuples: SummaryTuple[] = new Array<SummaryTuple>(n);
+  for (let i = 0; i < n; i++) {
+    const tuple = new Array<string | number | null>(lists.length);
+    for (let j = 0; j < lists.length; j++) tuple[j] = lists[j][i];
+    tuples[i] = tuple;
+  }
+  return tuples;
+}
+
 /** A report's `meta` (D-50, D-51), in the order the API writes it. */
 export interface ReportMeta {
   as_of: string;
@@ -48,9 +91,14 @@ export interface ReportMeta {
   cursor?: string | null;
 }
 
-/** The summary's whole JSON document (D-50): `{ data, meta }`. */
-export function summaryDocumentJson(keyNames: readonly string[], rows: readonly SummaryTuple[], meta: ReportMeta): string {
-  return `{"data":${summaryDataJson(keyNames, rows)},"meta":${JSON.stringify(meta)}}`;
+/** The summary's whole JSON document (D-50): `{ data, meta }`, its groups as tuples or as columns of JSON texts. */
+export function summaryDocumentJson(
+  keyNames: readonly string[],
+  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
+  meta: ReportMeta,
+): string {
+  const data = 'rows' in groups ? summaryDataJson(keyNames, groups.rows) : summaryDataJsonOfColumns(keyNames, groups.columns);
+  return `{"data":${data},"meta":${JSON.stringify(meta)}}`;
 }
 
 /** An RFC 4180 field: quoted when it holds a comma, a quote or a line break; `null` is empty. */
