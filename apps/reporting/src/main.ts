@@ -1,3 +1,4 @@
+import '@worktrack/platform/tracing'; // first: tracing patches http, fastify, pg and ioredis as they load
 import { runServiceMain, type ServiceEntry } from '@worktrack/platform';
 import { ReportingAppModule } from './app.module';
 import { ReportingConfig } from './reporting.config';
