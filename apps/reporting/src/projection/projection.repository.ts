@@ -52,9 +52,15 @@ export class ProjectionRepository {
   private readonly schema: string;
   private readonly s: string;
 
+  /** The hot topics' statements (`factDeltaSql`), built once. */
+  private readonly hot: Record<HotStatement, string>;
+  private readonly deleteEmpty: string;
+
   constructor(private readonly dataSource: DataSource) {
     this.schema = schemaOf(dataSource);
     this.s = `"${this.schema}"`;
+    this.hot = hotStatements(this.schema);
+    this.deleteEmpty = deleteEmptySql(this.schema);
   }
 
   /**
@@ -279,26 +285,14 @@ export class ProjectionRepository {
       }
     const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await this.applyDelta(
-      m,
-      factDeltaSql(
-        this.schema,
-        'events',
-        'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, ws, mem, oc, st, et)',
-        `INSERT INTO ${this.s}.events (event_id, workspace_id, member_id, occurred_at, source_type, event_type)
-         SELECT id, ws, mem, oc, st, et FROM input
-         ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
-           source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
-      ),
-      [
-        rows.map((r) => r.e.eventId),
-        rows.map((r) => r.b.workspaceId),
-        rows.map((r) => r.b.memberId),
-        rows.map((r) => r.e.occurredAt),
-        rows.map((r) => r.e.sourceType ?? null),
-        rows.map((r) => r.e.eventType ?? null),
-      ],
-    );
+    await this.applyDelta(m, 'eventsStored', [
+      rows.map((r) => r.e.eventId),
+      rows.map((r) => r.b.workspaceId),
+      rows.map((r) => r.b.memberId),
+      rows.map((r) => r.e.occurredAt),
+      rows.map((r) => r.e.sourceType ?? null),
+      rows.map((r) => r.e.eventType ?? null),
+    ]);
     return [];
   }
 
@@ -313,19 +307,12 @@ export class ProjectionRepository {
   ): Promise<Touched[]> {
     const links = newestLinks(batches, (l) => l.eventId);
     if (links.length === 0) return [];
-    await this.applyDelta(
-      m,
-      factDeltaSql(
-        this.schema,
-        'events',
-        'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
-        `INSERT INTO ${this.s}.events (event_id, member_id, session_id, link_version)
-         SELECT id, mem, sid, v FROM input
-         ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
-          WHERE events.link_version < EXCLUDED.link_version`,
-      ),
-      [links.map((l) => l.eventId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
-    );
+    await this.applyDelta(m, 'eventsLinked', [
+      links.map((l) => l.eventId),
+      links.map((l) => l.memberId),
+      links.map((l) => l.sessionId),
+      links.map((l) => l.version),
+    ]);
     return [];
   }
 
@@ -339,30 +326,16 @@ export class ProjectionRepository {
     for (const b of batches) for (const u of b.items) byId.set(u.usageId, { b, u });
     const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await this.applyDelta(
-      m,
-      factDeltaSql(
-        this.schema,
-        'usage',
-        `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[])
-           AS t(id, ws, mem, oc, cost, it, ot, sid)`,
-        `INSERT INTO ${this.s}.usage (usage_id, workspace_id, member_id, occurred_at, cost, input_tokens, output_tokens, session_id, own_session)
-         SELECT id, ws, mem, oc, cost, it, ot, sid, sid IS NOT NULL FROM input
-         ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
-           input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
-           session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
-      ),
-      [
-        rows.map((r) => r.u.usageId),
-        rows.map((r) => r.b.workspaceId),
-        rows.map((r) => r.b.memberId),
-        rows.map((r) => r.u.occurredAt),
-        rows.map((r) => r.u.cost),
-        rows.map((r) => r.u.inputTokens ?? 0),
-        rows.map((r) => r.u.outputTokens ?? 0),
-        rows.map((r) => r.u.sessionId),
-      ],
-    );
+    await this.applyDelta(m, 'usageStored', [
+      rows.map((r) => r.u.usageId),
+      rows.map((r) => r.b.workspaceId),
+      rows.map((r) => r.b.memberId),
+      rows.map((r) => r.u.occurredAt),
+      rows.map((r) => r.u.cost),
+      rows.map((r) => r.u.inputTokens ?? 0),
+      rows.map((r) => r.u.outputTokens ?? 0),
+      rows.map((r) => r.u.sessionId),
+    ]);
     return [];
   }
 
@@ -376,29 +349,22 @@ export class ProjectionRepository {
   ): Promise<Touched[]> {
     const links = newestLinks(batches, (l) => l.usageId);
     if (links.length === 0) return [];
-    await this.applyDelta(
-      m,
-      factDeltaSql(
-        this.schema,
-        'usage',
-        'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
-        `INSERT INTO ${this.s}.usage (usage_id, member_id, session_id, link_version)
-         SELECT id, mem, sid, v FROM input
-         ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
-          WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session`,
-      ),
-      [links.map((l) => l.usageId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
-    );
+    await this.applyDelta(m, 'usageLinked', [
+      links.map((l) => l.usageId),
+      links.map((l) => l.memberId),
+      links.map((l) => l.sessionId),
+      links.map((l) => l.version),
+    ]);
     return [];
   }
 
-  /** Runs a `factDeltaSql` statement, then deletes the bucket rows it left empty (rare: a relink or a moved instant). */
-  private async applyDelta(m: EntityManager, sql: string, params: unknown[]): Promise<void> {
+  /** Runs a hot topic's statement, then deletes the bucket rows it left empty (rare: a relink, a moved instant). */
+  private async applyDelta(m: EntityManager, name: HotStatement, params: unknown[]): Promise<void> {
     const empty = await m.query<
       Array<{ grain: string; member_id: string; bucket: string; work_type: string; project_id: string; goal_id: string }>
-    >(sql, params);
+    >(this.hot[name], params);
     if (empty.length === 0) return;
-    await m.query(deleteEmptySql(this.schema), [
+    await m.query(this.deleteEmpty, [
       empty.map((r) => r.grain),
       empty.map((r) => r.member_id),
       empty.map((r) => r.bucket),
@@ -481,4 +447,51 @@ function newestLinks<L extends { sessionId: string | null; version: number }>(
       if (!held || held.version < l.version) byId.set(idOf(l), { ...l, memberId: b.memberId });
     }
   return [...byId.values()];
+}
+
+/** The statements of the hot topics, by name. */
+type HotStatement = 'eventsStored' | 'eventsLinked' | 'usageStored' | 'usageLinked';
+
+function hotStatements(schema: string): Record<HotStatement, string> {
+  const s = `"${schema}"`;
+  return {
+    eventsStored: factDeltaSql(
+      schema,
+      'events',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, ws, mem, oc, st, et)',
+      `INSERT INTO ${s}.events (event_id, workspace_id, member_id, occurred_at, source_type, event_type)
+       SELECT id, ws, mem, oc, st, et FROM input
+       ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
+         source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
+    ),
+    eventsLinked: factDeltaSql(
+      schema,
+      'events',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
+      `INSERT INTO ${s}.events (event_id, member_id, session_id, link_version)
+       SELECT id, mem, sid, v FROM input
+       ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
+        WHERE events.link_version < EXCLUDED.link_version`,
+    ),
+    usageStored: factDeltaSql(
+      schema,
+      'usage',
+      `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[])
+         AS t(id, ws, mem, oc, cost, it, ot, sid)`,
+      `INSERT INTO ${s}.usage (usage_id, workspace_id, member_id, occurred_at, cost, input_tokens, output_tokens, session_id, own_session)
+       SELECT id, ws, mem, oc, cost, it, ot, sid, sid IS NOT NULL FROM input
+       ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
+         input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
+         session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
+    ),
+    usageLinked: factDeltaSql(
+      schema,
+      'usage',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
+      `INSERT INTO ${s}.usage (usage_id, member_id, session_id, link_version)
+       SELECT id, mem, sid, v FROM input
+       ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
+        WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session`,
+    ),
+  };
 }
