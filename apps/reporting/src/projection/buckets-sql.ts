@@ -199,9 +199,11 @@ export type DeltaGrain = keyof typeof GRAINS;
  * of `recomputeSql` (the session's work type, project and goal, '' when
  * unknown); the day is the instant's date in the member's zone ('UTC' when
  * unknown), the week that day's ISO Monday, the hour the UTC hour — so the
- * buckets stay equal to a recompute from the facts. Bucket rows whose metrics
- * all become zero are returned (grain, member, bucket as text, keys) for
- * `deleteEmptySql`, as the recompute keeps none.
+ * buckets stay equal to a recompute from the facts. A bucket row whose
+ * metrics all become zero is deleted instead (the recompute keeps none): the
+ * statement reads each touched row as it was, and deletes the ones the
+ * difference empties and upserts the others — disjoint rows, so one
+ * statement does both.
  *
  * The caller holds the advisory locks of the rows' members, so no other
  * transaction writes their facts or buckets between the read and the write.
@@ -210,23 +212,26 @@ export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: 
   const s = `"${schema}"`;
   const { id, columns, metrics } = FACTS[fact];
   const cols = columns.join(', ');
-  const values = METRICS.map((m) => (metrics[m] ? `sum(${metrics[m]})` : '0'));
+  const sums = METRICS.map((m) => `${metrics[m] ? `sum(${metrics[m]})` : '0'} AS ${m}`);
   const changed = Object.keys(metrics)
     .map((m) => `sum(${metrics[m]}) <> 0`)
     .join(' OR ');
-  const empty = METRICS.map((m) => `t.${m} = 0`).join(' AND ');
-  const upserts = (Object.keys(GRAINS) as DeltaGrain[]).map((grain) => {
-    const table = `${grain}_buckets`;
-    return `${grain}_up AS (
-       INSERT INTO ${s}.${table} AS t (workspace_id, member_id, bucket, work_type, project_id, goal_id, ${METRICS.join(', ')})
-       SELECT r.workspace_id, r.member_id, ${GRAINS[grain]}, r.work_type, r.project_id, r.goal_id, ${values.join(', ')}
-         FROM keyed r
-        GROUP BY 1, 2, 3, 4, 5, 6 HAVING ${changed}
+  const sameKey =
+    't.member_id = d.member_id AND t.bucket = d.bucket AND t.work_type = d.work_type AND t.project_id = d.project_id AND t.goal_id = d.goal_id';
+  const zeroAfter = METRICS.map((m) => `t.${m} + d.${m} = 0`).join(' AND ');
+  const grains = (Object.keys(GRAINS) as DeltaGrain[]).map((grain) => {
+    const table = `${s}.${grain}_buckets`;
+    return `${grain}_d AS (
+       SELECT r.workspace_id, r.member_id, ${GRAINS[grain]} AS bucket, r.work_type, r.project_id, r.goal_id, ${sums.join(', ')}
+         FROM keyed r GROUP BY 1, 2, 3, 4, 5, 6 HAVING ${changed}),
+     ${grain}_gone AS (DELETE FROM ${table} t USING ${grain}_d d WHERE ${sameKey} AND ${zeroAfter}),
+     ${grain}_up AS (
+       INSERT INTO ${table} AS t (workspace_id, member_id, bucket, work_type, project_id, goal_id, ${METRICS.join(', ')})
+       SELECT d.* FROM ${grain}_d d WHERE NOT EXISTS (SELECT FROM ${table} t WHERE ${sameKey} AND ${zeroAfter})
        ON CONFLICT (member_id, bucket, work_type, project_id, goal_id) DO UPDATE SET
          ${Object.keys(metrics)
            .map((m) => `${m} = t.${m} + EXCLUDED.${m}`)
-           .join(', ')}
-       RETURNING '${grain}' AS grain, t.member_id, t.bucket::text AS bucket, t.work_type, t.project_id, t.goal_id, (${empty}) AS empty)`;
+           .join(', ')})`;
   });
   return `WITH input AS (${input}),
      prior AS (SELECT ${id} AS id, workspace_id, member_id, occurred_at, ${cols} FROM ${s}.${fact} WHERE ${id} IN (SELECT id FROM input)),
@@ -239,25 +244,6 @@ export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: 
               (c.occurred_at AT TIME ZONE COALESCE(z.timezone, 'UTC'))::date AS day,
               COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id
          FROM contrib c LEFT JOIN ${s}.sessions x ON x.session_id = c.session_id LEFT JOIN ${s}.members z ON z.member_id = c.member_id),
-     ${upserts.join(',\n     ')}
-     SELECT grain, member_id, bucket, work_type, project_id, goal_id FROM (
-       SELECT * FROM hour_up UNION ALL SELECT * FROM day_up UNION ALL SELECT * FROM week_up) e WHERE empty`;
-}
-
-/**
- * Deletes the bucket rows `factDeltaSql` left with every metric zero.
- * Parameters: grains, member ids, buckets (as text), work types, projects, goals.
- */
-export function deleteEmptySql(schema: string): string {
-  const s = `"${schema}"`;
-  const empty = METRICS.map((m) => `t.${m} = 0`).join(' AND ');
-  const del = (grain: DeltaGrain): string =>
-    `DELETE FROM ${s}.${grain}_buckets t USING k
-      WHERE k.grain = '${grain}' AND t.member_id = k.member_id AND t.bucket = k.bucket::${grain === 'hour' ? 'timestamptz' : 'date'}
-        AND t.work_type = k.work_type AND t.project_id = k.project_id AND t.goal_id = k.goal_id AND ${empty}`;
-  return `WITH k AS (SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])
-                     AS k(grain, member_id, bucket, work_type, project_id, goal_id)),
-     h AS (${del('hour')}),
-     d AS (${del('day')})
-     ${del('week')}`;
+     ${grains.join(',\n     ')}
+     SELECT count(*) AS changed FROM up`;
 }

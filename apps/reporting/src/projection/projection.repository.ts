@@ -9,7 +9,7 @@ import type {
   StoredUsageRefV1,
 } from '@worktrack/contracts';
 import { schemaOf } from '@worktrack/platform';
-import { clearSql, deleteEmptySql, factDeltaSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
+import { clearSql, factDeltaSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
 import { pausesOf, type StoredChange } from './pauses';
 
 /** A member's time range whose buckets must be computed again. */
@@ -54,13 +54,11 @@ export class ProjectionRepository {
 
   /** The hot topics' statements (`factDeltaSql`), built once. */
   private readonly hot: Record<HotStatement, string>;
-  private readonly deleteEmpty: string;
 
   constructor(private readonly dataSource: DataSource) {
     this.schema = schemaOf(dataSource);
     this.s = `"${this.schema}"`;
     this.hot = hotStatements(this.schema);
-    this.deleteEmpty = deleteEmptySql(this.schema);
   }
 
   /**
@@ -358,20 +356,9 @@ export class ProjectionRepository {
     return [];
   }
 
-  /** Runs a hot topic's statement, then deletes the bucket rows it left empty (rare: a relink, a moved instant). */
+  /** Runs a hot topic's statement: the facts and the buckets' differences in one. */
   private async applyDelta(m: EntityManager, name: HotStatement, params: unknown[]): Promise<void> {
-    const empty = await m.query<
-      Array<{ grain: string; member_id: string; bucket: string; work_type: string; project_id: string; goal_id: string }>
-    >(this.hot[name], params);
-    if (empty.length === 0) return;
-    await m.query(this.deleteEmpty, [
-      empty.map((r) => r.grain),
-      empty.map((r) => r.member_id),
-      empty.map((r) => r.bucket),
-      empty.map((r) => r.work_type),
-      empty.map((r) => r.project_id),
-      empty.map((r) => r.goal_id),
-    ]);
+    await m.query(this.hot[name], params);
   }
 
   /** MemberState: the newest version; a new zone recomputes every day bucket of the member. */
