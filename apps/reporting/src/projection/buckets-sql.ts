@@ -14,7 +14,7 @@ export type Grain = 'hour' | 'day';
 const boundsSql = (grain: Grain): string =>
   grain === 'hour'
     ? `SELECT h AS bucket, h AS b0, h + interval '1 hour' AS b1
-         FROM generate_series(date_trunc('hour', $3::timestamptz), $4::timestamptz - interval '1 microsecond', interval '1 hour') h`
+         FROM generate_series(date_trunc('hour', $3::timestamptz, 'UTC'), $4::timestamptz - interval '1 microsecond', interval '1 hour') h`
     : `SELECT d::date AS bucket, d AT TIME ZONE $5::text AS b0, (d + interval '1 day') AT TIME ZONE $5::text AS b1
          FROM generate_series(date_trunc('day', $3::timestamptz AT TIME ZONE $5::text),
                               ($4::timestamptz - interval '1 microsecond') AT TIME ZONE $5::text, interval '1 day') d`;
@@ -147,4 +147,103 @@ export function factsByDaySql(schema: string, members: string, from: string, to:
             sum(session_count) AS session_count, sum(linked) AS linked_event_count, sum(outside) AS outside_session_event_count,
             sum(cost) AS usage_cost, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
        FROM facts GROUP BY 1, 2, 3, 4, 5`;
+}
+
+/** A fact table the hot topics write, and the metrics one of its rows contributes to a bucket. */
+export type Fact = 'events' | 'usage';
+
+const FACTS: Record<Fact, { id: string; columns: string[]; metrics: Record<string, string> }> = {
+  events: {
+    id: 'event_id',
+    columns: ['session_id'],
+    metrics: {
+      linked_event_count: 'CASE WHEN r.session_id IS NOT NULL THEN r.sign ELSE 0 END',
+      outside_session_event_count: 'CASE WHEN r.session_id IS NULL THEN r.sign ELSE 0 END',
+    },
+  },
+  usage: {
+    id: 'usage_id',
+    columns: ['session_id', 'COALESCE(cost, 0) AS cost', 'input_tokens', 'output_tokens'],
+    metrics: { usage_cost: 'r.sign * r.cost', input_tokens: 'r.sign * r.input_tokens', output_tokens: 'r.sign * r.output_tokens' },
+  },
+};
+
+const METRICS = [
+  'tracked_ms',
+  'paused_ms',
+  'session_count',
+  'linked_event_count',
+  'outside_session_event_count',
+  'usage_cost',
+  'input_tokens',
+  'output_tokens',
+] as const;
+
+/** The bucket of a contributing row per grain (`r`: its UTC hour and its day in the member's zone). */
+const GRAINS = { hour: 'r.hour', day: 'r.day', week: monday('r.day') } as const;
+export type DeltaGrain = keyof typeof GRAINS;
+
+/**
+ * One statement that writes fact rows of the hot topics (EventsStored,
+ * EventsLinked, UsageStored, UsageLinked) and, in the same statement, adds to
+ * the hour, day and week buckets the difference between the written rows'
+ * contribution after and before (ADR 0018). `input` is a SELECT of the
+ * messages (column `id`: the fact's id); `upsert` is the INSERT … ON CONFLICT
+ * of the fact rows without RETURNING. The `prior` CTE reads the rows as they
+ * were before the statement (every CTE sees the statement's snapshot), and
+ * only rows the upsert changed count: a row held unchanged (a stale link)
+ * contributes nothing, a duplicate that rewrites a row the same contributes
+ * +1 and -1 to the same bucket, a row without an instant (a link before its
+ * event) contributes nothing until its instant arrives, and a relink moves
+ * its count from the old session's keys to the new one's. The keys are those
+ * of `recomputeSql` (the session's work type, project and goal, '' when
+ * unknown); the day is the instant's date in the member's zone ('UTC' when
+ * unknown), the week that day's ISO Monday, the hour the UTC hour — so the
+ * buckets stay equal to a recompute from the facts. A bucket row whose
+ * metrics all become zero is deleted instead (the recompute keeps none): the
+ * statement reads each touched row as it was, and deletes the ones the
+ * difference empties and upserts the others — disjoint rows, so one
+ * statement does both.
+ *
+ * The caller holds the advisory locks of the rows' members, so no other
+ * transaction writes their facts or buckets between the read and the write.
+ */
+export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: string): string {
+  const s = `"${schema}"`;
+  const { id, columns, metrics } = FACTS[fact];
+  const cols = columns.join(', ');
+  const sums = METRICS.map((m) => `${metrics[m] ? `sum(${metrics[m]})` : '0'} AS ${m}`);
+  const changed = Object.keys(metrics)
+    .map((m) => `sum(${metrics[m]}) <> 0`)
+    .join(' OR ');
+  const sameKey =
+    't.member_id = d.member_id AND t.bucket = d.bucket AND t.work_type = d.work_type AND t.project_id = d.project_id AND t.goal_id = d.goal_id';
+  const zeroAfter = METRICS.map((m) => `t.${m} + d.${m} = 0`).join(' AND ');
+  const grains = (Object.keys(GRAINS) as DeltaGrain[]).map((grain) => {
+    const table = `${s}.${grain}_buckets`;
+    return `${grain}_d AS (
+       SELECT r.workspace_id, r.member_id, ${GRAINS[grain]} AS bucket, r.work_type, r.project_id, r.goal_id, ${sums.join(', ')}
+         FROM keyed r GROUP BY 1, 2, 3, 4, 5, 6 HAVING ${changed}),
+     ${grain}_gone AS (DELETE FROM ${table} t USING ${grain}_d d WHERE ${sameKey} AND ${zeroAfter}),
+     ${grain}_up AS (
+       INSERT INTO ${table} AS t (workspace_id, member_id, bucket, work_type, project_id, goal_id, ${METRICS.join(', ')})
+       SELECT d.* FROM ${grain}_d d WHERE NOT EXISTS (SELECT FROM ${table} t WHERE ${sameKey} AND ${zeroAfter})
+       ON CONFLICT (member_id, bucket, work_type, project_id, goal_id) DO UPDATE SET
+         ${Object.keys(metrics)
+           .map((m) => `${m} = t.${m} + EXCLUDED.${m}`)
+           .join(', ')})`;
+  });
+  return `WITH input AS (${input}),
+     prior AS (SELECT ${id} AS id, workspace_id, member_id, occurred_at, ${cols} FROM ${s}.${fact} WHERE ${id} IN (SELECT id FROM input)),
+     up AS (${upsert} RETURNING ${id} AS id, workspace_id, member_id, occurred_at, ${cols}),
+     contrib AS (
+       SELECT 1 AS sign, up.* FROM up WHERE up.occurred_at IS NOT NULL
+       UNION ALL SELECT -1, prior.* FROM prior JOIN up ON up.id = prior.id WHERE prior.occurred_at IS NOT NULL),
+     keyed AS (
+       SELECT c.*, date_trunc('hour', c.occurred_at, 'UTC') AS hour,
+              (c.occurred_at AT TIME ZONE COALESCE(z.timezone, 'UTC'))::date AS day,
+              COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id
+         FROM contrib c LEFT JOIN ${s}.sessions x ON x.session_id = c.session_id LEFT JOIN ${s}.members z ON z.member_id = c.member_id),
+     ${grains.join(',\n     ')}
+     SELECT count(*) AS changed FROM up`;
 }

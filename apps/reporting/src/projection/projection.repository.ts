@@ -9,7 +9,7 @@ import type {
   StoredUsageRefV1,
 } from '@worktrack/contracts';
 import { schemaOf } from '@worktrack/platform';
-import { clearSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
+import { clearSql, factDeltaSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
 import { pausesOf, type StoredChange } from './pauses';
 
 /** A member's time range whose buckets must be computed again. */
@@ -52,9 +52,13 @@ export class ProjectionRepository {
   private readonly schema: string;
   private readonly s: string;
 
+  /** The hot topics' statements (`factDeltaSql`), built once. */
+  private readonly hot: Record<HotStatement, string>;
+
   constructor(private readonly dataSource: DataSource) {
     this.schema = schemaOf(dataSource);
     this.s = `"${this.schema}"`;
+    this.hot = hotStatements(this.schema);
   }
 
   /**
@@ -173,11 +177,26 @@ export class ProjectionRepository {
          ON CONFLICT DO NOTHING`,
         [c.sessionId, c.revision, c.change, c.changedAt, c.closedAt],
       );
-      const [held] = await m.query<Array<{ revision: number; started_at: Date; closed_at: Date | null }>>(
-        `SELECT revision, started_at, closed_at FROM ${this.s}.sessions WHERE session_id = $1 FOR UPDATE`,
-        [c.sessionId],
-      );
-      if (!held || held.revision < c.revision) {
+      const [held] = await m.query<
+        Array<{
+          revision: number;
+          started_at: Date;
+          closed_at: Date | null;
+          work_type: string;
+          project_id: string | null;
+          goal_id: string | null;
+        }>
+      >(`SELECT revision, started_at, closed_at, work_type, project_id, goal_id FROM ${this.s}.sessions WHERE session_id = $1 FOR UPDATE`, [
+        c.sessionId,
+      ]);
+      const newer = !held || held.revision < c.revision;
+      const keysChanged =
+        !held ||
+        (newer &&
+          (held.work_type !== (c.workType ?? 'intentional') ||
+            held.project_id !== (c.projectId ?? null) ||
+            held.goal_id !== (c.goalId ?? null)));
+      if (newer) {
         await m.query(
           `INSERT INTO ${this.s}.sessions (session_id, workspace_id, member_id, revision, state, source, work_type, project_id, goal_id,
                                            intent_text, user_tags, started_at, closed_at, created_at)
@@ -230,97 +249,116 @@ export class ProjectionRepository {
         lo: new Date(Math.min(...starts.map((d) => d.getTime()))),
         hi: new Date(Math.max(...ends.map((d) => d.getTime())) + 1),
       });
+      // The events and usage linked to the session count under its keys ('' before the session is known), wherever
+      // their instants lie: a new session or new keys recompute their buckets too, so that the hot topics' deltas
+      // (`factDeltaSql`) always start from buckets equal to the facts.
+      if (keysChanged) {
+        const [linked] = await m.query<Array<{ lo: Date | null; hi: Date | null }>>(
+          `SELECT min(lo) AS lo, max(hi) AS hi FROM (
+             SELECT min(occurred_at) AS lo, max(occurred_at) AS hi FROM ${this.s}.events WHERE session_id = $1
+             UNION ALL SELECT min(occurred_at), max(occurred_at) FROM ${this.s}.usage WHERE session_id = $1) r`,
+          [c.sessionId],
+        );
+        if (linked?.lo && linked.hi)
+          touched.push({ memberId: c.memberId, workspaceId: c.workspaceId, lo: linked.lo, hi: new Date(linked.hi.getTime() + 1) });
+      }
     }
     return touched;
   }
 
   /**
-   * EventsStored: one row per event (its instant and kind), kept when a link came first; the batches of one
-   * consumed call in one statement.
+   * EventsStored: one row per event (its instant and kind), kept when a link came first, and its count in the
+   * buckets (`factDeltaSql`); the batches of one consumed call in one statement. An event held twice in the call
+   * is written once, as the later message leaves it.
    */
   async events(m: EntityManager, batches: Array<MemberBatch<StoredEventRefV1>>): Promise<Touched[]> {
-    const rows = batches.flatMap((b) => b.items.map((e) => ({ b, e })));
+    const byId = new Map<string, { b: MemberBatch<StoredEventRefV1>; e: StoredEventRefV1 }>();
+    for (const b of batches)
+      for (const e of b.items) {
+        const held = byId.get(e.eventId)?.e;
+        byId.set(e.eventId, {
+          b,
+          e: held ? { ...e, sourceType: e.sourceType ?? held.sourceType, eventType: e.eventType ?? held.eventType } : e,
+        });
+      }
+    const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await m.query(
-      `INSERT INTO ${this.s}.events (event_id, workspace_id, member_id, occurred_at, source_type, event_type)
-       SELECT id, ws, mem, oc, st, et FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, ws, mem, oc, st, et)
-       ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
-         source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
-      [
-        rows.map((r) => r.e.eventId),
-        rows.map((r) => r.b.workspaceId),
-        rows.map((r) => r.b.memberId),
-        rows.map((r) => r.e.occurredAt),
-        rows.map((r) => r.e.sourceType ?? null),
-        rows.map((r) => r.e.eventType ?? null),
-      ],
-    );
-    return this.spansOfBatches(batches);
+    await this.applyDelta(m, 'eventsStored', [
+      rows.map((r) => r.e.eventId),
+      rows.map((r) => r.b.workspaceId),
+      rows.map((r) => r.b.memberId),
+      rows.map((r) => r.e.occurredAt),
+      rows.map((r) => r.e.sourceType ?? null),
+      rows.map((r) => r.e.eventType ?? null),
+    ]);
+    return [];
   }
 
   /**
    * EventsLinked: a link applies when newer than the one held (a link before its event keeps a row without an
-   * instant); the batches of one consumed call in one statement.
+   * instant), and moves the event's count in the buckets (`factDeltaSql`); the batches of one consumed call in
+   * one statement.
    */
   async eventLinks(
     m: EntityManager,
     batches: Array<MemberLinks<{ eventId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const links = batches.flatMap((b) => b.links.map((l) => ({ memberId: b.memberId, ...l })));
+    const links = newestLinks(batches, (l) => l.eventId);
     if (links.length === 0) return [];
-    const rows = await m.query<Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>>(
-      `INSERT INTO ${this.s}.events (event_id, member_id, session_id, link_version)
-       SELECT id, mem, sid, v FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)
-       ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
-        WHERE events.link_version < EXCLUDED.link_version
-       RETURNING member_id, occurred_at, workspace_id`,
-      [links.map((l) => l.eventId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
-    );
-    return this.spansOfRows(rows);
+    await this.applyDelta(m, 'eventsLinked', [
+      links.map((l) => l.eventId),
+      links.map((l) => l.memberId),
+      links.map((l) => l.sessionId),
+      links.map((l) => l.version),
+    ]);
+    return [];
   }
 
-  /** UsageStored: one row per record; a record naming its session keeps it (D-48); the batches of one consumed call in one statement. */
+  /**
+   * UsageStored: one row per record, a record naming its session keeps it (D-48), and its cost and tokens in the
+   * buckets (`factDeltaSql`); the batches of one consumed call in one statement. A record held twice in the call
+   * is written once, as the later message leaves it.
+   */
   async usage(m: EntityManager, batches: Array<MemberBatch<StoredUsageRefV1>>): Promise<Touched[]> {
-    const rows = batches.flatMap((b) => b.items.map((u) => ({ b, u })));
+    const byId = new Map<string, { b: MemberBatch<StoredUsageRefV1>; u: StoredUsageRefV1 }>();
+    for (const b of batches) for (const u of b.items) byId.set(u.usageId, { b, u });
+    const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await m.query(
-      `INSERT INTO ${this.s}.usage (usage_id, workspace_id, member_id, occurred_at, cost, input_tokens, output_tokens, session_id, own_session)
-       SELECT id, ws, mem, oc, cost, it, ot, sid, sid IS NOT NULL
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[])
-           AS t(id, ws, mem, oc, cost, it, ot, sid)
-       ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
-         input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
-         session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
-      [
-        rows.map((r) => r.u.usageId),
-        rows.map((r) => r.b.workspaceId),
-        rows.map((r) => r.b.memberId),
-        rows.map((r) => r.u.occurredAt),
-        rows.map((r) => r.u.cost),
-        rows.map((r) => r.u.inputTokens ?? 0),
-        rows.map((r) => r.u.outputTokens ?? 0),
-        rows.map((r) => r.u.sessionId),
-      ],
-    );
-    return this.spansOfBatches(batches);
+    await this.applyDelta(m, 'usageStored', [
+      rows.map((r) => r.u.usageId),
+      rows.map((r) => r.b.workspaceId),
+      rows.map((r) => r.b.memberId),
+      rows.map((r) => r.u.occurredAt),
+      rows.map((r) => r.u.cost),
+      rows.map((r) => r.u.inputTokens ?? 0),
+      rows.map((r) => r.u.outputTokens ?? 0),
+      rows.map((r) => r.u.sessionId),
+    ]);
+    return [];
   }
 
-  /** UsageLinked: like an event's link, never over a record's own session; the batches of one consumed call in one statement. */
+  /**
+   * UsageLinked: like an event's link, never over a record's own session, and moves the record's cost and tokens
+   * in the buckets (`factDeltaSql`); the batches of one consumed call in one statement.
+   */
   async usageLinks(
     m: EntityManager,
     batches: Array<MemberLinks<{ usageId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const links = batches.flatMap((b) => b.links.map((l) => ({ memberId: b.memberId, ...l })));
+    const links = newestLinks(batches, (l) => l.usageId);
     if (links.length === 0) return [];
-    const rows = await m.query<Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>>(
-      `INSERT INTO ${this.s}.usage (usage_id, member_id, session_id, link_version)
-       SELECT id, mem, sid, v FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)
-       ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
-        WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session
-       RETURNING member_id, occurred_at, workspace_id`,
-      [links.map((l) => l.usageId), links.map((l) => l.memberId), links.map((l) => l.sessionId), links.map((l) => l.version)],
-    );
-    return this.spansOfRows(rows);
+    await this.applyDelta(m, 'usageLinked', [
+      links.map((l) => l.usageId),
+      links.map((l) => l.memberId),
+      links.map((l) => l.sessionId),
+      links.map((l) => l.version),
+    ]);
+    return [];
+  }
+
+  /** Runs a hot topic's statement: the facts and the buckets' differences in one. */
+  private async applyDelta(m: EntityManager, name: HotStatement, params: unknown[]): Promise<void> {
+    await m.query(this.hot[name], params);
   }
 
   /** MemberState: the newest version; a new zone recomputes every day bucket of the member. */
@@ -378,34 +416,69 @@ export class ProjectionRepository {
       [item.plateItemId, item.workspaceId, item.assigneeId, item.plateDate, item.doneAt],
     );
   }
+}
 
-  /** The span of each member's batch that holds items. */
-  private spansOfBatches(batches: Array<MemberBatch<{ occurredAt: string }>>): Touched[] {
-    return batches
-      .filter((b) => b.items.length > 0)
-      .map((b) =>
-        this.span(
-          b.memberId,
-          b.workspaceId,
-          b.items.map((i) => new Date(i.occurredAt)),
-        ),
-      );
-  }
-
-  private span(memberId: string, workspaceId: string, instants: Date[]): Touched {
-    const times = instants.map((d) => d.getTime());
-    return { memberId, workspaceId, lo: new Date(Math.min(...times)), hi: new Date(Math.max(...times) + 1) };
-  }
-
-  /** The span of the changed rows whose instant is known (a link before its event has none yet), per member. */
-  private spansOfRows(rows: Array<{ member_id: string; occurred_at: Date | null; workspace_id: string | null }>): Touched[] {
-    const byMember = new Map<string, { workspaceId: string; instants: Date[] }>();
-    for (const r of rows) {
-      if (!r.occurred_at || !r.workspace_id) continue;
-      const held = byMember.get(r.member_id);
-      if (held) held.instants.push(r.occurred_at);
-      else byMember.set(r.member_id, { workspaceId: r.workspace_id, instants: [r.occurred_at] });
+/**
+ * The links of one call, one per fact: the highest version, the first of equal ones — what applying them one by
+ * one leaves (a link applies only over an older one). Two links of one fact in one statement would make its
+ * upsert touch the row twice.
+ */
+function newestLinks<L extends { sessionId: string | null; version: number }>(
+  batches: Array<MemberLinks<L>>,
+  idOf: (l: L) => string,
+): Array<L & { memberId: string }> {
+  const byId = new Map<string, L & { memberId: string }>();
+  for (const b of batches)
+    for (const l of b.links) {
+      const held = byId.get(idOf(l));
+      if (!held || held.version < l.version) byId.set(idOf(l), { ...l, memberId: b.memberId });
     }
-    return [...byMember].map(([memberId, x]) => this.span(memberId, x.workspaceId, x.instants));
-  }
+  return [...byId.values()];
+}
+
+/** The statements of the hot topics, by name. */
+type HotStatement = 'eventsStored' | 'eventsLinked' | 'usageStored' | 'usageLinked';
+
+function hotStatements(schema: string): Record<HotStatement, string> {
+  const s = `"${schema}"`;
+  return {
+    eventsStored: factDeltaSql(
+      schema,
+      'events',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[]) AS t(id, ws, mem, oc, st, et)',
+      `INSERT INTO ${s}.events (event_id, workspace_id, member_id, occurred_at, source_type, event_type)
+       SELECT id, ws, mem, oc, st, et FROM input
+       ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
+         source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
+    ),
+    eventsLinked: factDeltaSql(
+      schema,
+      'events',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
+      `INSERT INTO ${s}.events (event_id, member_id, session_id, link_version)
+       SELECT id, mem, sid, v FROM input
+       ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
+        WHERE events.link_version < EXCLUDED.link_version`,
+    ),
+    usageStored: factDeltaSql(
+      schema,
+      'usage',
+      `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::numeric[], $6::bigint[], $7::bigint[], $8::uuid[])
+         AS t(id, ws, mem, oc, cost, it, ot, sid)`,
+      `INSERT INTO ${s}.usage (usage_id, workspace_id, member_id, occurred_at, cost, input_tokens, output_tokens, session_id, own_session)
+       SELECT id, ws, mem, oc, cost, it, ot, sid, sid IS NOT NULL FROM input
+       ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
+         input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
+         session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
+    ),
+    usageLinked: factDeltaSql(
+      schema,
+      'usage',
+      'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[]) AS t(id, mem, sid, v)',
+      `INSERT INTO ${s}.usage (usage_id, member_id, session_id, link_version)
+       SELECT id, mem, sid, v FROM input
+       ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
+        WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session`,
+    ),
+  };
 }
