@@ -3,7 +3,7 @@ import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/pl
 import { CalendarModule } from './calendar/calendar.module';
 import { ConnectorsModule } from './connectors/connectors.module';
 import { connectorsDatabase } from './database/data-source';
-import { WebhooksModule } from './webhooks/webhooks.module';
+import { ConnectorsWebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The connectors service (D-36): GitHub and Slack webhooks and ICS calendar
@@ -20,7 +20,7 @@ export class ConnectorsAppModule {
         PlatformModule.forRoot({ app: 'connectors', ...runtime, database: connectorsDatabase }),
         StatusModule.forService('connectors'),
         ConnectorsModule,
-        WebhooksModule,
+        ConnectorsWebhooksModule,
         CalendarModule,
       ],
     };

@@ -4,7 +4,7 @@ import { PlatformModule, type AppLogger, type Metrics } from '@worktrack/platfor
 import { ActivityController } from './activity/activity.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AuthGuard } from './auth/auth.guard';
-import { AuthModule } from './auth/auth.module';
+import { GatewayAuthModule } from './auth/auth.module';
 import { ConnectorsHttpModule } from './connectors/connectors-http.module';
 import type { GatewayConfig } from './gateway.config';
 import { findWebRoot, WebAppModule } from './http/web-app';
@@ -35,7 +35,7 @@ import { ReportsController } from './reports/reports.controller';
  * limit. What runs before them, and in which order, is edge/edge.ts.
  */
 @Module({
-  imports: [RpcModule, AuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule, WebhooksHttpModule],
+  imports: [RpcModule, GatewayAuthModule, SessionsHttpModule, PlateHttpModule, ConnectorsHttpModule, WebhooksHttpModule],
   controllers: [
     StatusController,
     MeController,

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { OutboxRelay, PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { AgentsModule } from './agents/agents.module';
-import { AuthModule } from './auth/auth.module';
+import { IdentityAuthModule } from './auth/auth.module';
 import { identityDatabase } from './database/data-source';
 import { IdentityMembersModule } from './members/members.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -23,7 +23,7 @@ export class IdentityAppModule {
         IdentityMembersModule,
         TokensModule,
         AgentsModule,
-        AuthModule,
+        IdentityAuthModule,
       ],
       // One relay for the outbox that members, tokens and agents write.
       providers: [OutboxRelay],

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, StatusModule, type ServiceRuntime } from '@worktrack/platform';
 import { webhooksDatabase } from './database/data-source';
-import { WebhooksModule } from './webhooks.module';
+import { WebhooksFeatureModule } from './webhooks.module';
 
 /**
  * The webhooks service (D-53 … D-56): endpoints, one message per source
@@ -16,7 +16,7 @@ export class WebhooksAppModule {
       imports: [
         PlatformModule.forRoot({ app: 'webhooks', ...runtime, database: webhooksDatabase }),
         StatusModule.forService('webhooks'),
-        WebhooksModule,
+        WebhooksFeatureModule,
       ],
     };
   }

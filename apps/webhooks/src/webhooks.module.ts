@@ -12,4 +12,4 @@ import { WebhooksRepository } from './webhooks.repository';
   controllers: [EndpointsConsumer, SourceEventsConsumer],
   providers: [WebhooksRepository, WebhookSender, DeliveryEngine, EndpointsService, MessagesService, SubscriptionIndex],
 })
-export class WebhooksModule {}
+export class WebhooksFeatureModule {}

@@ -13,4 +13,4 @@ import { TokenRegistry } from './token-registry';
   providers: [JwtStrategy, JwtGuard, TokenRegistry, ApiTokenVerifier, SessionKeys, SessionJwtVerifier, BrowserSessionVerifier, AuthGuard],
   exports: [AuthGuard, ApiTokenVerifier, SessionKeys, BrowserSessionVerifier],
 })
-export class AuthModule {}
+export class GatewayAuthModule {}

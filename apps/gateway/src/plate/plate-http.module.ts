@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { GatewayAuthModule } from '../auth/auth.module';
 import { RpcModule } from '../rpc/rpc.module';
 import { PlateController } from './plate.controller';
 
 /** The /v1/plate routes (D-32 … D-35). */
 @Module({
-  imports: [RpcModule, AuthModule],
+  imports: [RpcModule, GatewayAuthModule],
   controllers: [PlateController],
 })
 export class PlateHttpModule {}

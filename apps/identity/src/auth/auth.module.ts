@@ -41,4 +41,4 @@ import { TwoFactorService } from './two-factor.service';
   ],
   exports: [InvitesService, BrowserSessionsService],
 })
-export class AuthModule {}
+export class IdentityAuthModule {}
