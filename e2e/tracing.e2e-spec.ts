@@ -138,4 +138,40 @@ describe('distributed tracing end to end', () => {
     );
     expect(applied.traceId).not.toBe(correlated.traceId);
   });
+  it('a request the head sampler drops makes no span in the gateway or downstream; its command and log line carry its trace', async () => {
+    // A second gateway sampling no new trace (ADR 0020: the decision is taken before any instrumentation sees the request).
+    const dropping = await startAppProcess(
+      'gateway',
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_SERVICE_NAME: 'worktrack-gateway-dropping',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0',
+        REQUEST_TIMEOUT_MS: '15000',
+        LOG_LEVEL: 'debug',
+      },
+      120_000,
+    );
+    try {
+      const isList = (s: ReceivedSpan): boolean =>
+        s.service === 'worktrack-sessions' && s.kind === CONSUMER && s.name.includes('sessions.session.list');
+      const listsBefore = receiver.spans.filter(isList).length;
+      expect((await call(dropping.url, 'GET', '/v1/sessions', { token: member.token })).status).toBe(200);
+      // The same request through the sampling gateway: once its spans are in, a span of the dropped one would be too.
+      expect((await call(gateway.url, 'GET', '/v1/sessions', { token: member.token })).status).toBe(200);
+      await receiver.waitFor((spans) => (spans.filter(isList).length > listsBefore ? spans : undefined));
+      await new Promise((r) => setTimeout(r, 1_000));
+      // Without a not-sampled traceparent on its command, sessions (parent-based, always on) would have recorded a root span.
+      expect(receiver.spans.filter(isList)).toHaveLength(listsBefore + 1);
+      expect(receiver.spans.filter((s) => s.service === 'worktrack-gateway-dropping')).toEqual([]);
+      const line = dropping
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"msg":"request"') && l.includes('/v1/sessions'));
+      expect(JSON.parse(line ?? '{}')).toHaveProperty('trace_id', expect.stringMatching(/^[0-9a-f]{32}$/));
+    } finally {
+      await dropping.stop();
+    }
+  }, 180_000);
 });

@@ -25,7 +25,8 @@ const DATE_TIME_PARTS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\
 const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysIn = (y: number, m: number): number => [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysIn = (y: number, m: number): number => (m === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[m - 1]);
 
 /** `Date.UTC` for any year (it maps 0–99 to 1900–1999). */
 function utcMs(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number {
@@ -49,7 +50,7 @@ export function calendarDateIssue(text: string): string | undefined {
 export function dateTimeIssue(text: string): string | undefined {
   const m = DATE_TIME_PARTS.exec(text);
   if (!m) return 'must be an RFC 3339 date-time with an offset';
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  const [y, mo, d, h, mi, s] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
   if (mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return 'must be a day that exists in the calendar';
   if (h > 23 || mi > 59 || s > 59) return 'must be a time of day from 00:00:00 to 23:59:59';
   let offsetMinutes = 0;
@@ -58,6 +59,8 @@ export function dateTimeIssue(text: string): string | undefined {
     if (om > 59 || oh * 60 + om > MAX_OFFSET_MINUTES) return 'must have an offset between -14:00 and +14:00';
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
+  // Whatever the offset (at most 14 hours), an instant of the years 0002–9998 is in range: only the first and last year need it.
+  if (y > 1 && y < 9999) return undefined;
   const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
   const instant = utcMs(y, mo, d, h, mi, s, ms) - offsetMinutes * 60_000;
   if (instant < EARLIEST_MS || instant > LATEST_MS) return `must be between ${EARLIEST_DATE} and ${LATEST_DATE} (UTC)`;

@@ -39,28 +39,31 @@ type Metadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValid
 interface ConstraintCheck {
   metadata: Metadata;
   validators: Array<(value: unknown, args: ValidationArguments) => unknown>;
+  /** The arguments object of this rule, its `object` and `value` set for each call (the validators are synchronous and keep none). */
+  args: ValidationArguments;
 }
 
 const checks: ConstraintCheck[] = [];
 
+const NO_OBJECT = Object.freeze({});
+
+/** A promise (an async rule) is not a yes: class-validator decides. */
+const passed = (valid: unknown): boolean => Boolean(valid) && typeof (valid as { then?: unknown }).then !== 'function';
+
 function runCheck(index: number, value: unknown, parent: unknown): boolean {
-  const { metadata, validators } = checks[index];
-  const args: ValidationArguments = {
-    targetName: (metadata.target as { name?: string }).name ?? '',
-    property: metadata.propertyName,
-    object: parent as object,
-    value,
-    constraints: metadata.constraints as unknown[],
-  };
-  const values = metadata.each && Array.isArray(value) ? (value as unknown[]) : [value];
+  const { metadata, validators, args } = checks[index];
+  args.object = parent as object;
+  args.value = value;
+  let ok = true;
   for (const validate of validators) {
-    for (const v of values) {
-      const valid = validate(v, args);
-      // A promise (an async rule) is not a yes: class-validator decides.
-      if (!valid || typeof (valid as { then?: unknown }).then === 'function') return false;
-    }
+    if (metadata.each && Array.isArray(value)) ok = (value as unknown[]).every((v) => passed(validate(v, args)));
+    else ok = passed(validate(value, args));
+    if (!ok) break;
   }
-  return true;
+  // The checked body is not kept alive by the rule's arguments.
+  args.object = NO_OBJECT;
+  args.value = undefined;
+  return ok;
 }
 
 const ajv = new Ajv({
@@ -122,7 +125,14 @@ function constraintCheck(metadata: Metadata): AnySchemaObject {
     const instance = c.instance;
     return (value: unknown, args: ValidationArguments): unknown => instance.validate(value, args);
   });
-  checks.push({ metadata, validators });
+  const args: ValidationArguments = {
+    targetName: (metadata.target as { name?: string }).name ?? '',
+    property: metadata.propertyName,
+    object: NO_OBJECT,
+    value: undefined,
+    constraints: metadata.constraints as unknown[],
+  };
+  checks.push({ metadata, validators, args });
   return { cv: checks.length - 1 };
 }
 

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsString, Matches, ValidateNested } from 'class-validator';
-import { ContractViolation, parsePayload } from './validate';
+import { checkPlain, ContractViolation, parsePayload } from './validate';
 import { StatusResultV1 } from './system/status.query';
 
 class Item {
@@ -48,5 +48,21 @@ describe('parsePayload', () => {
         databaseLatencyMs: 1,
       }),
     ).toThrow(/migrations\[0\]\.timestamp/);
+  });
+});
+
+describe('checkPlain', () => {
+  it('answers a valid plain value as it is, without instances', () => {
+    const plain = { owner: 'm', items: [{ kind: 'a' }] };
+    const { value, errors } = checkPlain(Batch, plain);
+    expect(errors).toEqual([]);
+    expect(value).toBe(plain);
+  });
+
+  it('names what it refuses as class-validator does, on the hydrated instance', () => {
+    const { value, errors } = checkPlain(Batch, { owner: 'm', items: [{ kind: 'a' }, { kind: 'NO' }], stray: 1 });
+    expect(value).toBeInstanceOf(Batch);
+    expect(value.items[1]).toBeInstanceOf(Item);
+    expect(errors.map((e) => e.property).sort()).toEqual(['items', 'stray']);
   });
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import type { ValidationError } from 'class-validator';
-import { validateWhitelisted } from './compiled-validation';
+import { compiledCheck, validateWhitelisted } from './compiled-validation';
 import type { ErrorDetail } from './error-codes';
 import { findUnsafeInput } from './input-safety';
 import type { PayloadClass } from './message';
@@ -53,6 +53,22 @@ export function hydrate<T extends object>(cls: new () => T, plain: object): T {
     }
   }
   return instance;
+}
+
+/**
+ * `validateWhitelisted(hydrate(cls, plain))` for parsed JSON, without
+ * building the instances when the class's compiled check accepts the plain
+ * value as it is: the check reads own properties only, which the instances
+ * share with the plain value (the request DTOs declare no initial values).
+ * Anything the check refuses, and a class that does not compile, is hydrated
+ * and named by class-validator as before. `value` is the plain value when it
+ * passed, else the instance (what the rules after this step read).
+ */
+export function checkPlain<T extends object>(cls: new () => T, plain: object): { value: T; errors: ValidationError[] } {
+  const check = compiledCheck(cls);
+  if (check !== null && check(plain)) return { value: plain as T, errors: [] };
+  const instance = hydrate(cls, plain);
+  return { value: instance, errors: validateWhitelisted(instance) };
 }
 
 const isPlainObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,11 +1,10 @@
 import {
   activityEventRuleViolations,
+  checkPlain,
   findSecrets,
-  hydrate,
   flattenValidationErrors,
   type ActivityEventInputV1,
   type ErrorDetail,
-  validateWhitelisted,
 } from '@worktrack/contracts';
 import { given } from '../http/given';
 import { ActivityBatchDto, ActivityEventDto, DEFAULT_SOURCE_TYPE } from './activity.dto';
@@ -24,9 +23,10 @@ export function parseActivityInput(body: unknown, receivedAt: Date): ActivityEve
   const batch = 'events' in body;
   const prefix = (i: number): string => (batch ? `events[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
-  const dto = batch ? hydrate(ActivityBatchDto, body) : hydrate(ActivityEventDto, body);
-  const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto)); // the compiled check first
-  const events: ActivityEventDto[] = batch ? ((dto as ActivityBatchDto).events ?? []) : [dto as ActivityEventDto];
+  // The compiled check on the parsed body itself; only a refused body is hydrated for class-validator's details.
+  const checked = batch ? checkPlain(ActivityBatchDto, body) : checkPlain(ActivityEventDto, body);
+  const details: ErrorDetail[] = flattenValidationErrors(checked.errors);
+  const events: ActivityEventDto[] = batch ? ((checked.value as ActivityBatchDto).events ?? []) : [checked.value as ActivityEventDto];
   if (!Array.isArray(events)) throw invalidActivity(details);
 
   const eventObjects = events.map((e) => (typeof e === 'object' && e !== null ? { payload: e.payload, occurredAt: e.occurred_at } : {}));

@@ -78,9 +78,28 @@ describe('parseUsageInput (D-45)', () => {
       'usage[1].attributes.nested["gen_ai.output.messages"]',
       'VALIDATION_FAILED',
     ],
+    [
+      'prompt content inside a list',
+      { attributes: { steps: [{ ok: 1 }, { prompt: 'x' }] } },
+      'usage[1].attributes.steps[1].prompt',
+      'VALIDATION_FAILED',
+    ],
     ['9 KB of attributes', { attributes: { s: 'x'.repeat(9_216) } }, 'usage[1].attributes', 'VALIDATION_FAILED'],
     ['a future time', { occurred_at: '2026-06-01T12:10:00.001Z' }, 'usage[1].occurred_at', 'VALIDATION_FAILED'],
     ['a secret', { attributes: { k: 'sk_live_0123456789abcdef' } }, 'usage[1].attributes.k', 'PAYLOAD_CONTAINS_SECRET'],
+    [
+      'a secret as a key',
+      { attributes: { ghp_0123456789abcdef: 1 } },
+      'usage[1].attributes.ghp_0123456789abcdef',
+      'PAYLOAD_CONTAINS_SECRET',
+    ],
+    [
+      'a secret deep in a list',
+      { attributes: { a: [{ b: ['x', 'AKIA0123456789ABCDEF'] }] } },
+      'usage[1].attributes.a[0].b[1]',
+      'PAYLOAD_CONTAINS_SECRET',
+    ],
+    ['a foreign field inside cost', { cost: { amount: '1', currency: 'USD', rate: 1 } }, 'usage[1].cost.rate', 'VALIDATION_FAILED'],
   ])('refuses the whole batch for %s, naming it', (_name, over, path, code) => {
     const err = fail({ usage: [ok, { ...ok, ...over }] });
     expect(err.code).toBe(code);

@@ -1,11 +1,10 @@
 import {
+  checkPlain,
   DEFAULT_USAGE_OPERATION,
   ErrorCode,
   findSecrets,
   flattenValidationErrors,
-  hydrate,
   usageRuleViolations,
-  validateWhitelisted,
   type ErrorDetail,
   type UsageInputV1,
 } from '@worktrack/contracts';
@@ -34,9 +33,10 @@ export function parseUsageInput(body: unknown, receivedAt: Date): UsageInputV1[]
   const batch = 'usage' in body;
   const prefix = (i: number): string => (batch ? `usage[${i}]` : '');
   const join = (base: string, path: string): string => (base === '' ? path : `${base}.${path}`);
-  const dto = batch ? hydrate(UsageBatchDto, body) : hydrate(UsageRecordDto, body);
-  const details: ErrorDetail[] = flattenValidationErrors(validateWhitelisted(dto));
-  const records: UsageRecordDto[] = batch ? ((dto as UsageBatchDto).usage ?? []) : [dto as UsageRecordDto];
+  // The compiled check on the parsed body itself; only a refused body is hydrated for class-validator's details.
+  const checked = batch ? checkPlain(UsageBatchDto, body) : checkPlain(UsageRecordDto, body);
+  const details: ErrorDetail[] = flattenValidationErrors(checked.errors);
+  const records: UsageRecordDto[] = batch ? ((checked.value as UsageBatchDto).usage ?? []) : [checked.value as UsageRecordDto];
   if (!Array.isArray(records)) throw invalid(details);
   const ruleInput = records.map((r) =>
     typeof r === 'object' && r !== null
@@ -65,24 +65,28 @@ export function parseUsageInput(body: unknown, receivedAt: Date): UsageInputV1[]
     );
   }
   const now = receivedAt.toISOString();
-  return records.map((r) => ({
-    externalId: r.external_id,
-    provider: r.provider,
-    ...(given(r.model) ? { model: r.model } : {}),
-    operation: r.operation ?? DEFAULT_USAGE_OPERATION,
-    occurredAt: r.occurred_at ?? now,
-    ...(given(r.duration_ms) ? { durationMs: r.duration_ms } : {}),
-    ...(given(r.input_tokens) ? { inputTokens: r.input_tokens } : {}),
-    ...(given(r.output_tokens) ? { outputTokens: r.output_tokens } : {}),
-    ...(given(r.cache_read_input_tokens) ? { cacheReadInputTokens: r.cache_read_input_tokens } : {}),
-    ...(given(r.cache_creation_input_tokens) ? { cacheCreationInputTokens: r.cache_creation_input_tokens } : {}),
-    ...(given(r.reasoning_output_tokens) ? { reasoningOutputTokens: r.reasoning_output_tokens } : {}),
-    ...(given(r.cost) ? { cost: { amount: r.cost.amount, currency: r.cost.currency } } : {}),
-    ...(given(r.session_id) ? { sessionId: r.session_id.toLowerCase() } : {}),
-    ...(given(r.conversation_id) ? { conversationId: r.conversation_id } : {}),
-    ...(given(r.tool_name) ? { toolName: r.tool_name } : {}),
-    attributes: r.attributes ?? {},
-  }));
+  return records.map((r) => toUsageInput(r, now));
+}
+
+/** A checked record as the command carries it: defaults applied, absent and null fields left out. */
+function toUsageInput(r: UsageRecordDto, now: string): UsageInputV1 {
+  // Assigned field by field (the contract's order), not spread from one small object per field.
+  const u: UsageInputV1 = { externalId: r.external_id, provider: r.provider } as UsageInputV1;
+  if (given(r.model)) u.model = r.model;
+  u.operation = r.operation ?? DEFAULT_USAGE_OPERATION;
+  u.occurredAt = r.occurred_at ?? now;
+  if (given(r.duration_ms)) u.durationMs = r.duration_ms;
+  if (given(r.input_tokens)) u.inputTokens = r.input_tokens;
+  if (given(r.output_tokens)) u.outputTokens = r.output_tokens;
+  if (given(r.cache_read_input_tokens)) u.cacheReadInputTokens = r.cache_read_input_tokens;
+  if (given(r.cache_creation_input_tokens)) u.cacheCreationInputTokens = r.cache_creation_input_tokens;
+  if (given(r.reasoning_output_tokens)) u.reasoningOutputTokens = r.reasoning_output_tokens;
+  if (given(r.cost)) u.cost = { amount: r.cost.amount, currency: r.cost.currency };
+  if (given(r.session_id)) u.sessionId = r.session_id.toLowerCase();
+  if (given(r.conversation_id)) u.conversationId = r.conversation_id;
+  if (given(r.tool_name)) u.toolName = r.tool_name;
+  u.attributes = r.attributes ?? {};
+  return u;
 }
 
 /** D-45: every record naming a session that is not one of the caller's own. */

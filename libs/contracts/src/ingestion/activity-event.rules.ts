@@ -34,8 +34,21 @@ export interface SecretFinding {
   kind: string;
 }
 
+const looksSecret = (text: string): boolean => SECRET_PATTERNS.some((s) => s.pattern.test(text));
+
+/** Whether any key or string value inside `value` looks like a secret: the walk without paths, for the common case of none. */
+function holdsSecret(value: unknown): boolean {
+  if (typeof value === 'string') return looksSecret(value);
+  if (Array.isArray(value)) return value.some(holdsSecret);
+  if (value === null || typeof value !== 'object') return false;
+  for (const key of Object.keys(value)) if (looksSecret(key) || holdsSecret((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** Walks the payload (keys and values) and names every string that looks like a secret. */
 export function findSecrets(payload: unknown, base = 'payload'): SecretFinding[] {
+  // Paths are built only for a payload that holds one.
+  if (!holdsSecret(payload)) return [];
   const findings: SecretFinding[] = [];
   const visit = (value: unknown, path: string): void => {
     if (typeof value === 'string') {

@@ -64,8 +64,20 @@ export interface UsageRuleViolation {
   issue: string;
 }
 
+/** Whether a content key (D-45) is anywhere inside `value`: the walk without paths, for the common case of none. */
+function holdsContentKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsContentKey);
+  if (value === null || typeof value !== 'object') return false;
+  for (const key of Object.keys(value)) {
+    if (CONTENT_ATTRIBUTE_KEYS.has(key) || holdsContentKey((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
 /** Paths of content keys (D-45) inside `attributes`. */
 export function findContentKeys(value: unknown, base = 'attributes'): string[] {
+  // Paths are built only for attributes that hold one.
+  if (!holdsContentKey(value)) return [];
   const found: string[] = [];
   const visit = (v: unknown, path: string): void => {
     if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`));

@@ -25,6 +25,7 @@ import type { Metrics } from '../metrics/metrics';
 import { KafkaClient } from '../kafka/kafka.client';
 import { dependenciesOf, StartingProbes, startupBackoffMs, waitForDependencies } from './dependencies';
 import { stopTracing } from '../tracing/start-tracing';
+import { withRequestTrace } from '../tracing/tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -189,7 +190,8 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    logContext.run({ requestId: request.id }, done);
+    // A request the head sampler dropped runs in its unsampled trace (ADR 0020): no spans, the trace id travels on.
+    withRequestTrace(request.raw, () => logContext.run({ requestId: request.id }, done));
   });
   // D-2 UNAVAILABLE: every 503 (a dependency away, a deadline passed, draining) says when to come back.
   fastify.addHook('onSend', (_request, reply, payload, done) => {
@@ -204,9 +206,12 @@ async function createNestApp(module: Type | DynamicModule, options: HttpAppOptio
     // second is debug (LOG_LEVEL=debug); failures and slow requests stay info.
     const level = reply.statusCode >= 400 || reply.elapsedTime >= SLOW_REQUEST_MS ? 'info' : 'debug';
     if (logger.isLevelEnabled(level)) {
-      logger[level](
-        { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request',
+      // In the request's trace (a dropped one's too: its response listeners run outside it), for the line's trace_id.
+      withRequestTrace(request.raw, () =>
+        logger[level](
+          { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+          'request',
+        ),
       );
     }
     done();

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { trace, TraceFlags, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
-import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace';
-import { markTracingEnabled, tracingEnabled } from './tracing';
+import { context, ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link } from '@opentelemetry/api';
+import type { IdGenerator, Sampler, SamplingResult } from '@opentelemetry/sdk-trace';
+import { markDroppedRequest, markTracingEnabled, tracingEnabled, TRACEPARENT_HEADER } from './tracing';
 
 /** Paths whose requests never start a trace: probes and scrapes. */
 const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(\/|\?|$)/;
@@ -37,7 +37,11 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const { IORedisInstrumentation } =
     require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { FastifyOtelInstrumentation } = require('@fastify/otel') as typeof import('@fastify/otel');
+  const { RandomIdGenerator } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { isTracingSuppressed } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const sampler = new LinkFollowingSampler(samplerFromEnv(env));
+  const ids = new HeadIdGenerator(new RandomIdGenerator());
   // Traces only: metrics are Prometheus' (/metrics) and logs go to stdout, so the SDK's own
   // metric and log exporters stay off unless asked for.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
@@ -45,17 +49,22 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
     traceExporter: new OTLPTraceExporter({ url }),
-    sampler: new LinkFollowingSampler(samplerFromEnv(env)),
+    sampler,
+    idGenerator: ids,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
+        // A dropped request is left alone (`headSample`): no attributes, no span, no listeners.
+        ignoreIncomingRequestHook: (request: IncomingMessage) =>
+          UNTRACED_PATHS.test(request.url ?? '') || !headSample(request, sampler, ids),
         // Outgoing HTTP (webhook deliveries, connectors) only inside a trace.
         requireParentforOutgoingSpans: true,
       }),
       new FastifyOtelInstrumentation({
         registerOnInitialization: true,
         instrumentHooks: false,
-        ignorePaths: (route: { url: string }) => UNTRACED_PATHS.test(route.url),
+        // Per route at registration; per request for its request and handler spans, which a
+        // request the HTTP instrumentation left alone (untraced or dropped) does not get.
+        ignorePaths: (route: { url: string }) => UNTRACED_PATHS.test(route.url) || isTracingSuppressed(context.active()),
       }),
       // Only queries made for a traced request or message; the statement's text, never its values.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
@@ -64,8 +73,8 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   });
   sdk.start();
   memoiseRequire();
-  const sampler = env.OTEL_TRACES_SAMPLER || 'parentbased_always_on';
-  markTracingEnabled(true, !['always_on', 'always_off', 'traceidratio'].includes(sampler));
+  const samplerName = env.OTEL_TRACES_SAMPLER || 'parentbased_always_on';
+  markTracingEnabled(true, !['always_on', 'always_off', 'traceidratio'].includes(samplerName));
   started = {
     shutdown: async () => {
       markTracingEnabled(false);
@@ -125,6 +134,51 @@ export class LinkFollowingSampler implements Sampler {
   toString(): string {
     return `LinkFollowingSampler{${this.delegate.toString()}}`;
   }
+}
+
+/**
+ * The trace ids of the SDK's spans, with room for one chosen ahead: the id
+ * `headSample` decided on becomes the id of the HTTP server span the
+ * instrumentation starts next, in the same synchronous call.
+ */
+export class HeadIdGenerator implements IdGenerator {
+  /** The trace id of the next root span, taken once. */
+  next: string | undefined;
+
+  constructor(private readonly random: IdGenerator) {}
+
+  generateTraceId(): string {
+    const chosen = this.next;
+    this.next = undefined;
+    return chosen ?? this.random.generateTraceId();
+  }
+
+  generateSpanId(): string {
+    return this.random.generateSpanId();
+  }
+}
+
+/**
+ * The sampling decision of an incoming HTTP request that starts a new trace
+ * (no `traceparent`), taken before any instrumentation sees it, by the
+ * configured sampler on the trace id the request will have. Sampled: the id
+ * goes to the instrumentation's server span (`HeadIdGenerator`), where the
+ * same sampler decides the same. Dropped: the instrumentation leaves the
+ * request alone (no span, attributes or listeners: at 10 % that is nine
+ * requests in ten) and `withRequestTrace` gives its handler the unsampled
+ * root, so its commands and log lines still carry the trace. A request
+ * with a `traceparent` follows it (parent-based), as before.
+ */
+export function headSample(request: IncomingMessage, sampler: Sampler, ids: HeadIdGenerator): boolean {
+  if (request.headers[TRACEPARENT_HEADER] !== undefined) return true;
+  const traceId = ids.generateTraceId();
+  const { decision } = sampler.shouldSample(ROOT_CONTEXT, traceId, request.method ?? 'GET', SpanKind.SERVER, {}, []);
+  if ((decision as number) !== 0 /* SamplingDecision.NOT_RECORD */) {
+    ids.next = traceId;
+    return true;
+  }
+  markDroppedRequest(request, traceId, ids.generateSpanId());
+  return false;
 }
 
 /**

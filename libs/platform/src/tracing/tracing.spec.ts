@@ -9,9 +9,11 @@ import {
   parseTraceparent,
   tracingEnabled,
   withKafkaSpan,
+  withRequestTrace,
   withSpan,
 } from './tracing';
-import { startTracing } from './start-tracing';
+import { headSample, HeadIdGenerator, samplerFromEnv, startTracing } from './start-tracing';
+import type { IncomingMessage } from 'node:http';
 
 const INSTRUMENTED = [
   '@opentelemetry/sdk-node',
@@ -79,5 +81,67 @@ describe('a command whose parent is not sampled (parent-based sampling)', () => 
     expect(seen).toEqual({ traceparent: unsampled, traceId: '0af7651916cd43dd8448eb211c80319c', active: undefined });
     expect(attributes).not.toHaveBeenCalled();
     expect(contractHeaders({ type: 't', version: 1 }, {})).not.toHaveProperty('traceparent');
+  });
+});
+
+describe('the head sampling of an incoming HTTP request (ADR 0020)', () => {
+  afterEach(() => {
+    markTracingEnabled(false);
+    otelContext.disable();
+  });
+
+  const request = (headers: Record<string, string> = {}): IncomingMessage =>
+    ({ method: 'POST', url: '/v1/sessions', headers }) as IncomingMessage;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { RandomIdGenerator } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+
+  it('drops a new trace the sampler refuses: its handler runs in the unsampled root, commands and log lines carry it', async () => {
+    otelContext.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    markTracingEnabled(true, true);
+    const ids = new HeadIdGenerator(new RandomIdGenerator());
+    const req = request();
+    expect(headSample(req, samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }), ids)).toBe(
+      false,
+    );
+    expect(ids.next).toBeUndefined();
+    const attributes = jest.fn(() => ({}));
+    const seen = await new Promise<{ traceparent?: string; traceId?: string; active: unknown }>((resolve) =>
+      withRequestTrace(req, () => {
+        void withSpan('send spec.command', attributes, () =>
+          Promise.resolve({ traceparent: currentTraceparent(), traceId: currentTraceId(), active: trace.getActiveSpan() }),
+        ).then(resolve);
+      }),
+    );
+    expect(seen.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(seen.traceId).toBe(seen.traceparent?.split('-')[1]);
+    expect(seen.active).toBeUndefined();
+    expect(attributes).not.toHaveBeenCalled();
+  });
+
+  it("keeps a sampled new trace's id for the instrumentation's server span, and leaves a request with a traceparent to its parent", () => {
+    const ids = new HeadIdGenerator(new RandomIdGenerator());
+    const all = samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' });
+    expect(headSample(request(), all, ids)).toBe(true);
+    const chosen = ids.next;
+    expect(chosen).toMatch(/^[0-9a-f]{32}$/);
+    expect(ids.generateTraceId()).toBe(chosen);
+    expect(ids.generateTraceId()).not.toBe(chosen);
+    const none = samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    expect(headSample(request({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }), none, ids)).toBe(true);
+    expect(ids.next).toBeUndefined();
+  });
+
+  it("decides by the trace id as the instrumentation's sampler will: about the configured share of new traces is kept", () => {
+    const ids = new HeadIdGenerator(new RandomIdGenerator());
+    const tenth = samplerFromEnv({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    let kept = 0;
+    for (let i = 0; i < 4_000; i++) {
+      if (headSample(request(), tenth, ids)) {
+        kept++;
+        expect(tenth.shouldSample(otelContext.active(), ids.generateTraceId(), 'POST', 1, {}, []).decision).toBe(2);
+      }
+    }
+    expect(kept).toBeGreaterThan(200);
+    expect(kept).toBeLessThan(650);
   });
 });

@@ -67,8 +67,34 @@ const unsampledParent = (): UnsampledParent | undefined => otelContext.active().
 export function currentTraceparent(): string | undefined {
   if (!enabled) return undefined;
   const span = trace.getActiveSpan();
-  if (span) return formatTraceparent(span.spanContext());
-  return unsampledParent()?.traceparent;
+  return (span ? formatTraceparent(span.spanContext()) : undefined) ?? unsampledParent()?.traceparent;
+}
+
+/**
+ * Incoming HTTP requests the head sampler dropped (`startTracing`): their
+ * trace's unsampled root, made before any instrumentation saw the request.
+ */
+const droppedRequests = new WeakMap<object, UnsampledParent>();
+
+/** For `startTracing` only: `request` starts a trace that is not sampled, with these ids. */
+export function markDroppedRequest(request: object, traceId: string, spanId: string): void {
+  const spanContext: SpanContext = { traceId, spanId, traceFlags: TraceFlags.NONE };
+  droppedRequests.set(request, { spanContext, traceparent: `00-${traceId}-${spanId}-00` });
+}
+
+/**
+ * Calls `done` (the rest of an HTTP request's hooks and its handler) in the
+ * request's trace when the head sampler dropped it: no span is made for it
+ * (no HTTP, Fastify, ioredis or `withSpan` span), while its commands carry
+ * a not-sampled `traceparent` (downstream makes no span either) and its log
+ * lines its `trace_id`, as for a dropped trace's consumers (`withKafkaSpan`).
+ * Otherwise only calls `done`. `request` is Node's incoming message.
+ */
+export function withRequestTrace(request: object, done: () => void): void {
+  if (!enabled) return done();
+  const parent = droppedRequests.get(request);
+  if (parent === undefined) return done();
+  otelContext.with(otelContext.active().setValue(UNSAMPLED_PARENT, parent), done);
 }
 
 const isSampled = (sc: SpanContext): boolean => (sc.traceFlags & (TraceFlags.SAMPLED as number)) !== 0;
@@ -112,7 +138,8 @@ export function injectTraceparent<H extends Record<string, string>>(headers: H):
 /** The active span's trace id for log lines, when tracing is on and a span is active. */
 export function currentTraceId(): string | undefined {
   if (!enabled) return undefined;
-  const sc = trace.getActiveSpan()?.spanContext() ?? unsampledParent()?.spanContext;
+  const active = trace.getActiveSpan()?.spanContext();
+  const sc = active !== undefined && trace.isSpanContextValid(active) ? active : unsampledParent()?.spanContext;
   return sc && trace.isSpanContextValid(sc) ? sc.traceId : undefined;
 }
 
