@@ -303,15 +303,12 @@ export class ProjectionRepository {
     m: EntityManager,
     batches: Array<MemberLinks<{ eventId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const links = newestLinks(batches, (l) => l.eventId);
-    if (links.length === 0) return [];
-    await this.applyDelta(m, 'eventsLinked', [
-      links.map((l) => l.eventId),
-      links.map((l) => l.memberId),
-      links.map((l) => l.sessionId),
-      links.map((l) => l.version),
-    ]);
-    return [];
+    return this.applyLinks(
+      m,
+      'eventsLinked',
+      newestLinks(batches, (l) => l.eventId),
+      (l) => l.eventId,
+    );
   }
 
   /**
@@ -345,20 +342,34 @@ export class ProjectionRepository {
     m: EntityManager,
     batches: Array<MemberLinks<{ usageId: string; sessionId: string | null; version: number }>>,
   ): Promise<Touched[]> {
-    const links = newestLinks(batches, (l) => l.usageId);
-    if (links.length === 0) return [];
-    await this.applyDelta(m, 'usageLinked', [
-      links.map((l) => l.usageId),
-      links.map((l) => l.memberId),
-      links.map((l) => l.sessionId),
-      links.map((l) => l.version),
-    ]);
-    return [];
+    return this.applyLinks(
+      m,
+      'usageLinked',
+      newestLinks(batches, (l) => l.usageId),
+      (l) => l.usageId,
+    );
   }
 
   /** Runs a hot topic's statement: the facts and the buckets' differences in one. */
   private async applyDelta(m: EntityManager, name: HotStatement, params: unknown[]): Promise<void> {
     await m.query(this.hot[name], params);
+  }
+
+  /** Runs a links statement (its parameters: fact ids, member ids, session ids, versions). */
+  private async applyLinks<L extends { memberId: string; sessionId: string | null; version: number }>(
+    m: EntityManager,
+    name: 'eventsLinked' | 'usageLinked',
+    links: L[],
+    idOf: (link: L) => string,
+  ): Promise<Touched[]> {
+    if (links.length === 0) return [];
+    await this.applyDelta(m, name, [
+      links.map(idOf),
+      links.map((l) => l.memberId),
+      links.map((l) => l.sessionId),
+      links.map((l) => l.version),
+    ]);
+    return [];
   }
 
   /** MemberState: the newest version; a new zone recomputes every day bucket of the member. */
