@@ -18,10 +18,12 @@ import { testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { allTopics, ResolveMember, SERVICE_NAMES, type PayloadOf } from '@worktrack/contracts';
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { Access } from '../src/auth/access.decorator';
 import { configureGateway } from '../src/gateway.app';
 import { GatewayConfig } from '../src/gateway.config';
 import { GatewayModule } from '../src/gateway.module';
+import { OVERSIZE_DRAIN_BYTES } from '../src/edge/body-parsers';
 import { gatewayErrors } from '../src/http/error-envelope';
 
 /** A stand-in identity: every member exists. */
@@ -74,6 +76,32 @@ class ConventionsTestController {
 
 @Module({ controllers: [ConventionsTestController] })
 class ConventionsTestModule {}
+
+/** The text a raw connection has received, awaited by pattern. */
+function listen(socket: Socket) {
+  let text = '';
+  let wake: () => void = () => undefined;
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    wake();
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return {
+    closed,
+    clear: () => (text = ''),
+    async until(pattern: RegExp): Promise<string> {
+      const deadline = Date.now() + 10_000;
+      while (!pattern.test(text)) {
+        if (Date.now() > deadline || socket.destroyed) throw new Error(`no ${String(pattern)} in ${JSON.stringify(text)}`);
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
+      }
+      return text;
+    },
+  };
+}
 
 describe('gateway HTTP conventions (D-1 … D-4)', () => {
   let app: NestFastifyApplication;
@@ -131,6 +159,13 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     await identity?.server.close();
     await identity?.kafka.close();
   });
+
+  const openSocket = (): Promise<Socket> =>
+    new Promise((resolve, reject) => {
+      const { port } = new URL(base);
+      const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+      socket.once('error', reject);
+    });
 
   const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     fetch(`${base}${path}`, { method: 'POST', body, headers: { authorization: bearer(), ...headers } });
@@ -193,6 +228,44 @@ describe('gateway HTTP conventions (D-1 … D-4)', () => {
     expect(body.error.code).toBe(code);
     expect(typeof body.error.message).toBe('string');
     expect(Object.keys(body)).toEqual(['error']);
+  });
+
+  it('answers an oversize upload 413 while it is still being sent, reads it to its end and keeps the connection', async () => {
+    // A client whose upload is refused early must still read the answer: the gateway reads and discards the rest of a
+    // declared body instead of resetting the connection under it, and the same connection serves the next request.
+    const socket = await openSocket();
+    const heard = listen(socket);
+    const declared = 2048 * 200;
+    socket.write(
+      `POST /v1/conventions/echo HTTP/1.1\r\nHost: x\r\nAuthorization: ${bearer()}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(4096, 0x20));
+    const refusal = await heard.until(/\r\n\r\n\{"error":\{[^}]*\}\}/);
+    expect(refusal).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refusal).toContain('"code":"PAYLOAD_TOO_LARGE"');
+    expect(refusal.toLowerCase()).not.toContain('connection: close');
+    for (let sent = 4096; sent < declared; sent += 32_768) {
+      socket.write(Buffer.alloc(Math.min(32_768, declared - sent), 0x20));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    heard.clear();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await heard.until(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\n/)).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
+  it('still closes the connection after a 413 whose declared body is too large to read through', async () => {
+    const socket = await openSocket();
+    const heard = listen(socket);
+    socket.write(
+      `POST /v1/conventions/echo HTTP/1.1\r\nHost: x\r\nAuthorization: ${bearer()}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${OVERSIZE_DRAIN_BYTES + 1}\r\n\r\n`,
+    );
+    const refusal = await heard.until(/\r\n\r\n\{"error":\{[^}]*\}\}/);
+    expect(refusal).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refusal.toLowerCase()).toContain('connection: close');
+    await heard.closed;
   });
 
   it('answers an internal error with 500 INTERNAL, no stack or cause, and logs it with the request id', async () => {

@@ -10,6 +10,15 @@ const isHook = (request: FastifyRequest): boolean => isHookRoute(request.url);
 /** GitHub delivers up to 25 MB; the API keeps its own, smaller limit. */
 export const DEFAULT_HOOK_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
+/** The largest declared body an oversize request may still send after its 413 (read and discarded). */
+export const OVERSIZE_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/** True when a refused body's declared length is small enough to read to its end rather than cut off. */
+export function drainsAfterRefusal(contentLength: string | undefined): boolean {
+  if (contentLength === undefined || !/^\d{1,12}$/.test(contentLength)) return false;
+  return Number(contentLength) <= OVERSIZE_DRAIN_BYTES;
+}
+
 /**
  * The gateway's one body parser, for every route: JSON by Fastify's own
  * parser (its INVALID_JSON errors; prototype keys are the input guard's);
@@ -43,6 +52,15 @@ export function registerBodyParsers(fastify: FastifyInstance, hookBodyLimit = DE
     }
     (request as WithRaw)[RAW] = body as Buffer;
     done(null, {});
+  });
+  // A body over the limit is answered 413 before it is read, and Fastify then closes the connection. Closing with the
+  // upload unread makes the kernel reset the connection while the client is still sending, and the reset can discard
+  // the 413 before the client reads it: the client sees EPIPE or ECONNRESET instead of the answer. A declared length
+  // up to OVERSIZE_DRAIN_BYTES is therefore read to its end and discarded (Node drains an unread request once its
+  // response has ended) and the connection stays open; a larger or undeclared one is still cut off.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 413 && drainsAfterRefusal(request.headers['content-length'])) reply.removeHeader('connection');
+    done(null, payload);
   });
 }
 
