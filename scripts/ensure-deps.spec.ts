@@ -16,7 +16,7 @@ function upToDate(root: string): boolean {
     ],
     { encoding: 'utf8' },
   );
-  if (run.status !== 0) throw new Error(run.stderr);
+  if (run.status !== 0) throw new Error(`exit ${String(run.status ?? run.signal)}: ${run.stderr}`);
   return run.stdout.trim() === 'true';
 }
 
@@ -29,6 +29,10 @@ function record(root: string): void {
   );
   if (run.status !== 0) throw new Error(run.stderr);
 }
+
+// Each case starts one to three Node processes: on a machine still busy with an install, that takes longer than
+// Jest's default 5 s.
+jest.setTimeout(60_000);
 
 describe('ensure-deps: when to install', () => {
   let root: string;
