@@ -3,13 +3,15 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   IngestUsage,
   ListUsage,
+  PutModelPrices,
   UsageLinked,
   UsageStored,
   type ActorV1,
   type UsageInputV1,
   type UsageStoredV1,
 } from '@worktrack/contracts';
-import { CommandClient, startService, type RunningConsumer } from '@worktrack/platform';
+import { DataSource } from 'typeorm';
+import { CommandClient, schemaOf, startService, type RunningConsumer } from '@worktrack/platform';
 import { eventually, MessagePublisher, readTopic, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
 import { IngestionConfig } from '../src/ingestion.config';
 import { IngestionAppModule } from '../src/app.module';
@@ -163,5 +165,33 @@ describe('ingestion: usage records', () => {
       [result.usageIds[0], '2026-11-20T09:01:00.000Z'],
       [result.usageIds[2], '2026-11-20T09:02:00.000Z'],
     ]);
+  });
+
+  it('computes costs from the price list in force when another replica replaced the one held here (D-47)', async () => {
+    const actor = actorOf();
+    const send = (usage: UsageInputV1[]) =>
+      rpc.send(IngestUsage, { actor, receivedAt: new Date().toISOString(), usage }, { key: actor.memberId });
+    await rpc.send(
+      PutModelPrices,
+      {
+        actor,
+        prices: [{ provider: 'anthropic', modelPattern: 'claude-*', effectiveFrom: '2025-01-01T00:00:00Z', input: '1', output: '5' }],
+      },
+      { key: actor.workspaceId },
+    );
+    const [first] = (await send([record()])).usageIds;
+    // Another replica's PUT: the rows change under this process, which held the list it read for the first batch.
+    const dataSource = app.get(DataSource);
+    await dataSource.query(`UPDATE "${schemaOf(dataSource)}"."model_prices" SET input = 2 WHERE workspace_id = $1`, [actor.workspaceId]);
+    const [second] = (await send([record()])).usageIds;
+    await dataSource.query(`DELETE FROM "${schemaOf(dataSource)}"."model_prices" WHERE workspace_id = $1`, [actor.workspaceId]);
+    const [third] = (await send([record()])).usageIds;
+    const page = await rpc.send(ListUsage, { actor, limit: 10 }, { key: actor.memberId });
+    const costs = Object.fromEntries(page.usage.map((u) => [u.usageId, [u.cost?.amount ?? null, u.costSource]]));
+    expect(costs).toEqual({
+      [first]: ['0.002000000', 'computed'],
+      [second]: ['0.003000000', 'computed'],
+      [third]: [null, 'none'],
+    });
   });
 });

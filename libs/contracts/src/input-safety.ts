@@ -71,6 +71,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function findUnsafeInput(value: unknown, options: { maxDepth?: number; root?: string } = {}): UnsafeInput[] {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  if (!holdsUnsafeInput(value, maxDepth)) return [];
   const found: UnsafeInput[] = [];
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: options.root ?? '', depth: 0 }];
   while (stack.length > 0 && found.length < MAX_FINDINGS) {
@@ -106,6 +107,43 @@ export function findUnsafeInput(value: unknown, options: { maxDepth?: number; ro
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
   return found;
+}
+
+/**
+ * Whether `findUnsafeInput` would name anything: the same rules, walked
+ * without a path or an entry per value (a body is almost always safe, and
+ * building a path for each of its keys cost more than checking them; the
+ * paths are built only for a value that holds a problem).
+ */
+function holdsUnsafeInput(value: unknown, maxDepth: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v === 'string') {
+      if (textIssue(v)) return true;
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    const record = v as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (textIssue(key)) return true;
+      const child = record[key];
+      if (key === '__proto__' || (key === 'constructor' && isRecord(child) && Object.hasOwn(child, 'prototype'))) return true;
+      values.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
 }
 
 /** Code points, as Postgres counts a `varchar(n)` or `char_length` (variation selectors included). */

@@ -75,7 +75,10 @@ const isPlainObject = (v: unknown): v is object => typeof v === 'object' && v !=
 
 /**
  * Validates a plain object against a contract payload class. Unknown fields
- * are violations too: what crosses a topic is exactly the contract.
+ * are violations too: what crosses a topic is exactly the contract. A valid
+ * payload is returned as parsed (`checkPlain`: the contracts declare no
+ * initial values nor methods), instances only for a class that does not
+ * compile.
  */
 export function parsePayload<T extends object>(cls: PayloadClass<T>, plain: unknown, contract = cls.name): T {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
@@ -90,11 +93,10 @@ export function parsePayload<T extends object>(cls: PayloadClass<T>, plain: unkn
       contract,
       unsafe.map(({ path, issue }) => ({ path, issue })),
     );
-  const instance = hydrate(cls, plain);
-  // The contract's compiled check; class-validator only names what it refuses.
-  const errors = validateWhitelisted(instance);
+  // The contract's compiled check, on the parsed value as it is; class-validator only names what it refuses.
+  const { value, errors } = checkPlain(cls, plain);
   if (errors.length > 0) throw new ContractViolation(contract, flattenValidationErrors(errors));
-  return instance;
+  return value;
 }
 
 /**

@@ -62,6 +62,12 @@ interface UsageRow {
   session_id: string | null;
 }
 
+/** A workspace's whole price list and its digest, as `insertBatchQueued` checks it. */
+export interface PriceSnapshot {
+  prices: ModelPrice[];
+  digest: string;
+}
+
 interface PriceRow {
   provider: string;
   model_pattern: string;
@@ -82,6 +88,7 @@ interface PriceRow {
 export class UsageRepository {
   private readonly table: string;
   private readonly prices: string;
+  private insertText?: string;
 
   constructor(private readonly dataSource: DataSource) {
     const schema = schemaOf(dataSource);
@@ -101,13 +108,17 @@ export class UsageRepository {
    * key makes this one wait for it, so the first write wins. Rows are
    * inserted in key order, so two batches holding the same keys in different
    * orders wait for each other instead of deadlocking. Returns the ids
-   * actually inserted.
+   * actually inserted. `priceDigest`, when the batch's costs were computed
+   * from a price list, is that list's digest (`priceSnapshot`): when the
+   * workspace's list in the statement's snapshot is another one (replaced
+   * meanwhile, by any replica), nothing is stored and `pricesCurrent` is
+   * false.
    */
   async insertBatchQueued(
     batch: { memberId: string; workspaceId: string; receivedAt: string; rows: NewUsageRow[] },
     message: QueuedUsageStored,
-  ): Promise<Set<string>> {
-    const schema = schemaOf(this.dataSource);
+    priceDigest: string | null,
+  ): Promise<{ inserted: Set<string>; pricesCurrent: boolean }> {
     // The message's refs carry most columns (their JSON text is parameter $4, read here and kept whole in the
     // message); the rest of each row travels in $5, zipped with the refs by position.
     const rest = JSON.stringify(
@@ -119,9 +130,40 @@ export class UsageRepository {
         attributes: r.attributes,
       })),
     );
-    const inserted = await queryPrepared<{ id: string }>(
+    const rows = await queryPrepared<{ id: string | null; prices_current: boolean }>(
       this.dataSource,
-      `WITH input AS (
+      (this.insertText ??= this.insertStatement(message)),
+      [
+        batch.workspaceId,
+        batch.memberId,
+        batch.receivedAt,
+        message.refsJson,
+        rest,
+        message.messageId,
+        message.requestId,
+        batch.memberId,
+        batch.workspaceId,
+        message.traceparent ?? null,
+        priceDigest,
+      ],
+    );
+    const inserted = new Set<string>();
+    for (const r of rows) if (r.id !== null) inserted.add(r.id);
+    return { inserted, pricesCurrent: rows.every((r) => r.prices_current) };
+  }
+
+  /**
+   * The text of `insertBatchQueued`'s statement, with the message's INSERT
+   * (`UsagePublisher`'s, the same text for every batch): built once, not
+   * per batch (the prepared statement is found by its text).
+   */
+  private insertStatement(message: QueuedUsageStored): string {
+    const schema = schemaOf(this.dataSource);
+    const sql = `WITH price_check AS (
+         SELECT CASE WHEN $11::text IS NULL THEN true
+                     ELSE $11::text = (SELECT ${priceDigestSql} FROM ${this.prices} WHERE workspace_id = $1::uuid) END AS current
+       ),
+       input AS (
          SELECT * FROM ROWS FROM (jsonb_to_recordset($4::jsonb) AS ("usageId" uuid, provider text, model text, operation text,
                   "occurredAt" timestamptz, "inputTokens" int, "outputTokens" int, "cacheReadInputTokens" int,
                   "cacheCreationInputTokens" int, "reasoningOutputTokens" int, cost numeric, "costSource" text, "sessionId" uuid))
@@ -129,6 +171,7 @@ export class UsageRepository {
            JOIN ROWS FROM (jsonb_to_recordset($5::jsonb) AS ("externalId" text, "durationMs" int, "conversationId" text,
                   "toolName" text, attributes jsonb))
                   WITH ORDINALITY AS x(ex, du, cv, tn, at, n) USING (n)
+          WHERE (SELECT current FROM price_check)
        ),
        inserted AS (
          INSERT INTO ${this.table} (id, workspace_id, member_id, provider, external_id, model, operation, occurred_at, received_at,
@@ -145,21 +188,9 @@ export class UsageRepository {
        queued AS (
          ${message.insertSql({ schema, messageId: '$6::uuid', requestId: '$7::text', memberId: '$8::text', workspaceId: '$9::text', refs: '$4::jsonb', traceparent: '$10::text' })}
        )
-       SELECT f.id, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified FROM fresh f`,
-      [
-        batch.workspaceId,
-        batch.memberId,
-        batch.receivedAt,
-        message.refsJson,
-        rest,
-        message.messageId,
-        message.requestId,
-        batch.memberId,
-        batch.workspaceId,
-        message.traceparent ?? null,
-      ],
-    );
-    return new Set(inserted.map((r) => r.id));
+       SELECT f.id, p.current AS prices_current, (SELECT ${outboxNotifySql(schema)} FROM queued) AS notified
+         FROM price_check p LEFT JOIN fresh f ON true`;
+    return sql;
   }
 
   /** The stored ids of a member's D-46 keys. */
@@ -245,6 +276,26 @@ export class UsageRepository {
     );
   }
 
+  /**
+   * The workspace's whole price list (D-47) and its digest, read in one
+   * statement (one snapshot): what a batch's costs are computed from, and
+   * what `insertBatchQueued` checks is still the list in force.
+   */
+  async priceSnapshot(workspaceId: string): Promise<PriceSnapshot> {
+    const rows = await queryPrepared<{ digest: string } & { [K in keyof PriceRow]: PriceRow[K] | null }>(
+      this.dataSource,
+      `SELECT d.digest, p.provider, p.model_pattern, p.effective_from, p.input::text AS input, p.output::text AS output,
+              p.cache_read_input::text AS cache_read_input, p.cache_creation_input::text AS cache_creation_input,
+              p.reasoning_output::text AS reasoning_output
+         FROM (SELECT ${priceDigestSql} AS digest FROM ${this.prices} WHERE workspace_id = $1::uuid) d
+         LEFT JOIN ${this.prices} p ON p.workspace_id = $1::uuid
+        ORDER BY p.provider, p.model_pattern, p.effective_from`,
+      [workspaceId],
+    );
+    // One row with only the digest when the list is empty.
+    return { digest: rows[0].digest, prices: rows.flatMap((r) => (r.provider === null ? [] : [toModelPrice(r as PriceRow)])) };
+  }
+
   /** The workspace's price list (D-47), of some providers or all, as decimal text. */
   async priceList(workspaceId: string, providers?: string[]): Promise<ModelPrice[]> {
     const rows = await queryPrepared<PriceRow>(
@@ -257,16 +308,7 @@ export class UsageRepository {
         ORDER BY provider, model_pattern, effective_from`,
       [workspaceId, providers ?? null],
     );
-    return rows.map((r) => ({
-      provider: r.provider,
-      modelPattern: r.model_pattern,
-      effectiveFrom: r.effective_from.toISOString(),
-      input: r.input,
-      output: r.output,
-      cacheReadInput: r.cache_read_input,
-      cacheCreationInput: r.cache_creation_input,
-      reasoningOutput: r.reasoning_output,
-    }));
+    return rows.map(toModelPrice);
   }
 
   /** D-47: replaces the workspace's whole list in one transaction. */
@@ -296,5 +338,25 @@ export class UsageRepository {
     });
   }
 }
+
+const toModelPrice = (r: PriceRow): ModelPrice => ({
+  provider: r.provider,
+  modelPattern: r.model_pattern,
+  effectiveFrom: r.effective_from.toISOString(),
+  input: r.input,
+  output: r.output,
+  cacheReadInput: r.cache_read_input,
+  cacheCreationInput: r.cache_creation_input,
+  reasoningOutput: r.reasoning_output,
+});
+
+/**
+ * A price list's digest, an aggregate over its rows (`model_prices`, one
+ * workspace's): every column, in key order, as text that does not depend
+ * on the session's settings (instants as epoch seconds, NULL apart from any
+ * value in a row's text).
+ */
+const priceDigestSql = `md5(coalesce(string_agg(ROW(provider, model_pattern, extract(epoch FROM effective_from), input, output,
+  cache_read_input, cache_creation_input, reasoning_output)::text, ';' ORDER BY provider, model_pattern, effective_from), ''))`;
 
 export const usageKey = (provider: string, externalId: string): string => `${provider}\u0000${externalId}`;

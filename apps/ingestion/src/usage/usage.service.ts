@@ -20,7 +20,12 @@ import { DomainError, SignedCursor, takeWithinBytes, TRANSIENT_MESSAGE, type Cur
 import { eventId } from '../events/event-id';
 import type { UsageRecordEntity } from './entities/usage-record.entity';
 import { UsagePublisher } from './usage.publisher';
-import { usageKey, UsageRepository, type NewUsageRow } from './usage.repository';
+import { usageKey, UsageRepository, type NewUsageRow, type PriceSnapshot } from './usage.repository';
+
+/** Reads of a price list replaced again and again while one batch is stored, before the batch gives up (a transient error). */
+const MAX_PRICE_ATTEMPTS = 3;
+/** Workspaces whose price list this process holds. */
+const MAX_HELD_PRICE_LISTS = 10_000;
 
 /**
  * D-45 … D-48: stores a member's usage batch all-or-nothing, deduplicates on
@@ -33,6 +38,9 @@ import { usageKey, UsageRepository, type NewUsageRow } from './usage.repository'
  */
 @Injectable()
 export class UsageService {
+  /** Price lists by workspace, the longest held first out; each checked by the statement that uses it. */
+  private readonly priceLists = new Map<string, PriceSnapshot>();
+
   constructor(
     private readonly usage: UsageRepository,
     private readonly publisher: UsagePublisher,
@@ -58,57 +66,7 @@ export class UsageService {
       fresh.push({ index, record });
     });
 
-    const unpriced = fresh.filter((f) => f.record.cost === undefined && f.record.model !== undefined);
-    const prices =
-      unpriced.length > 0 ? await this.usage.priceList(actor.workspaceId, [...new Set(unpriced.map((f) => f.record.provider))]) : [];
-    const refs: StoredUsageRefV1[] = [];
-    const rows: Array<NewUsageRow & { index: number }> = fresh.map(({ index, record: r }) => {
-      const occurredAt = new Date(r.occurredAt).toISOString(); // millisecond precision, UTC
-      const { cost, costSource } = costOf(r, occurredAt, prices);
-      const ref: StoredUsageRefV1 = {
-        usageId: ids[index],
-        occurredAt,
-        provider: r.provider,
-        model: r.model ?? null,
-        operation: r.operation,
-        inputTokens: r.inputTokens ?? null,
-        outputTokens: r.outputTokens ?? null,
-        cacheReadInputTokens: r.cacheReadInputTokens ?? null,
-        cacheCreationInputTokens: r.cacheCreationInputTokens ?? null,
-        reasoningOutputTokens: r.reasoningOutputTokens ?? null,
-        cost,
-        currency: cost === null ? null : 'USD',
-        costSource,
-        sessionId: r.sessionId?.toLowerCase() ?? null,
-      };
-      refs.push(ref);
-      return {
-        index,
-        id: ids[index],
-        provider: r.provider,
-        externalId: r.externalId,
-        model: r.model ?? null,
-        operation: r.operation,
-        occurredAt,
-        durationMs: r.durationMs ?? null,
-        inputTokens: ref.inputTokens,
-        outputTokens: ref.outputTokens,
-        cacheReadInputTokens: ref.cacheReadInputTokens,
-        cacheCreationInputTokens: ref.cacheCreationInputTokens,
-        reasoningOutputTokens: ref.reasoningOutputTokens,
-        cost,
-        costSource,
-        sessionId: ref.sessionId,
-        conversationId: r.conversationId ?? null,
-        toolName: r.toolName ?? null,
-        attributes: r.attributes,
-      };
-    });
-
-    const inserted = await this.usage.insertBatchQueued(
-      { memberId: actor.memberId, workspaceId: actor.workspaceId, receivedAt, rows },
-      this.publisher.stored(actor, refs),
-    );
+    const { rows, inserted } = await this.store(actor, receivedAt, fresh, ids);
     // As for events: a row not inserted lost its D-46 key to an earlier (committed) write, whose id it
     // takes, or was stored by an earlier delivery of this same command (same id: nothing to do).
     const lost = rows.filter((r) => !inserted.has(r.id));
@@ -128,6 +86,44 @@ export class UsageService {
       ids[i] = ids[firstOfKey.get(usageKey(r.provider, r.externalId)) as number];
     });
     return { accepted: usage.length - duplicates, deduplicated: duplicates, usageIds: ids };
+  }
+
+  /**
+   * Stores a batch's new records with their costs (D-47) computed from the
+   * workspace's price list as this process holds it, which the storing
+   * statement checks is the list in force (another replica may have
+   * replaced it): else nothing is stored, and the list is read again. So
+   * a batch reads the list once per change, not once per batch.
+   */
+  private async store(
+    actor: IngestUsageV1['actor'],
+    receivedAt: string,
+    fresh: Array<{ index: number; record: IngestUsageV1['usage'][number] }>,
+    ids: string[],
+  ): Promise<{ rows: Array<NewUsageRow & { index: number }>; inserted: Set<string> }> {
+    const priced = fresh.some((f) => f.record.cost === undefined && f.record.model !== undefined);
+    for (let attempt = 1; ; attempt++) {
+      const prices = priced ? await this.priceSnapshot(actor.workspaceId, attempt > 1) : undefined;
+      const { refs, rows } = toRows(fresh, ids, prices?.prices ?? []);
+      const { inserted, pricesCurrent } = await this.usage.insertBatchQueued(
+        { memberId: actor.memberId, workspaceId: actor.workspaceId, receivedAt, rows },
+        this.publisher.stored(actor, refs),
+        prices?.digest ?? null,
+      );
+      if (pricesCurrent) return { rows, inserted };
+      if (attempt === MAX_PRICE_ATTEMPTS) throw new DomainError(ErrorCode.UNAVAILABLE, TRANSIENT_MESSAGE);
+    }
+  }
+
+  /** The workspace's price list as last read here, or read now (`reread`: the one held is not in force). */
+  private async priceSnapshot(workspaceId: string, reread: boolean): Promise<PriceSnapshot> {
+    const held = reread ? undefined : this.priceLists.get(workspaceId);
+    if (held) return held;
+    const snapshot = await this.usage.priceSnapshot(workspaceId);
+    this.priceLists.delete(workspaceId);
+    if (this.priceLists.size >= MAX_HELD_PRICE_LISTS) this.priceLists.delete(this.priceLists.keys().next().value as string);
+    this.priceLists.set(workspaceId, snapshot);
+    return snapshot;
   }
 
   async list(query: ListUsageV1): Promise<UsagePageV1> {
@@ -179,8 +175,61 @@ export class UsageService {
     });
     if (details.length > 0) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The price list is invalid; nothing was changed.', details);
     await this.usage.replacePrices(command.actor.workspaceId, command.prices);
+    this.priceLists.delete(command.actor.workspaceId);
     return this.prices(command.actor.workspaceId);
   }
+}
+
+/** A batch's new records as the message lists them (`refs`) and as the statement stores them, their costs from `prices` (D-47). */
+function toRows(
+  fresh: Array<{ index: number; record: IngestUsageV1['usage'][number] }>,
+  ids: string[],
+  prices: ModelPrice[],
+): { refs: StoredUsageRefV1[]; rows: Array<NewUsageRow & { index: number }> } {
+  const refs: StoredUsageRefV1[] = [];
+  const rows = fresh.map(({ index, record: r }) => {
+    const occurredAt = new Date(r.occurredAt).toISOString(); // millisecond precision, UTC
+    const { cost, costSource } = costOf(r, occurredAt, prices);
+    const ref: StoredUsageRefV1 = {
+      usageId: ids[index],
+      occurredAt,
+      provider: r.provider,
+      model: r.model ?? null,
+      operation: r.operation,
+      inputTokens: r.inputTokens ?? null,
+      outputTokens: r.outputTokens ?? null,
+      cacheReadInputTokens: r.cacheReadInputTokens ?? null,
+      cacheCreationInputTokens: r.cacheCreationInputTokens ?? null,
+      reasoningOutputTokens: r.reasoningOutputTokens ?? null,
+      cost,
+      currency: cost === null ? null : 'USD',
+      costSource,
+      sessionId: r.sessionId?.toLowerCase() ?? null,
+    };
+    refs.push(ref);
+    return {
+      index,
+      id: ids[index],
+      provider: r.provider,
+      externalId: r.externalId,
+      model: r.model ?? null,
+      operation: r.operation,
+      occurredAt,
+      durationMs: r.durationMs ?? null,
+      inputTokens: ref.inputTokens,
+      outputTokens: ref.outputTokens,
+      cacheReadInputTokens: ref.cacheReadInputTokens,
+      cacheCreationInputTokens: ref.cacheCreationInputTokens,
+      reasoningOutputTokens: ref.reasoningOutputTokens,
+      cost,
+      costSource,
+      sessionId: ref.sessionId,
+      conversationId: r.conversationId ?? null,
+      toolName: r.toolName ?? null,
+      attributes: r.attributes,
+    };
+  });
+  return { refs, rows };
 }
 
 /** D-47: a reported cost as sent; else computed from the price in force; else none. */
