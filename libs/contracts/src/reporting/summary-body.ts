@@ -97,8 +97,24 @@ export function summaryDocumentJson(
   groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
   meta: ReportMeta,
 ): string {
+  return summaryDocumentHead(keyNames, groups) + summaryDocumentTail(meta);
+}
+
+/**
+ * The summary document up to its `meta` value: `{"data":[…],"meta":`. It does not depend on `as_of`, so a
+ * rendered head can serve many requests, each followed by its own `summaryDocumentTail`.
+ */
+export function summaryDocumentHead(
+  keyNames: readonly string[],
+  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
+): string {
   const data = 'rows' in groups ? summaryDataJson(keyNames, groups.rows) : summaryDataJsonOfColumns(keyNames, groups.columns);
-  return `{"data":${data},"meta":${JSON.stringify(meta)}}`;
+  return `{"data":${data},"meta":`;
+}
+
+/** The summary document after `summaryDocumentHead`: the `meta` value and the closing brace. */
+export function summaryDocumentTail(meta: ReportMeta): string {
+  return `${JSON.stringify(meta)}}`;
 }
 
 /** An RFC 4180 field: quoted when it holds a comma, a quote or a line break; `null` is empty. */
