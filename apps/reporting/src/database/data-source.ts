@@ -7,5 +7,10 @@ import { ReportingWorkspaceRevisions1765500000000 } from './migrations/176550000
 export const reportingDatabase = {
   schema: 'reporting',
   entities: [],
-  migrations: [ReportingTables1765100000000, ReportingWeekBuckets1765300000000, ReportingPlateOutcomes1765400000000, ReportingWorkspaceRevisions1765500000000],
+  migrations: [
+    ReportingTables1765100000000,
+    ReportingWeekBuckets1765300000000,
+    ReportingPlateOutcomes1765400000000,
+    ReportingWorkspaceRevisions1765500000000,
+  ],
 };

@@ -303,11 +303,7 @@ export class ReportsService {
   }
 
   /** The summary rendered from the projection; `head` is the document up to its meta, when it may be cached (no live session). */
-  private async summaryRendered(
-    q: GetReportV1,
-    members: VisibleMember[],
-    asOf: Date,
-  ): Promise<{ report: ReportV1; head?: string }> {
+  private async summaryRendered(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<{ report: ReportV1; head?: string }> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
     const answer = (
       groups: { rows: SummaryTuple[] } | { columns: SummaryColumns },

@@ -7,7 +7,18 @@ import { gzipHead, gzipWithTail, SummaryCache, type SummaryKey } from './summary
 
 /** A summary of `n` groups with multi-byte keys (UTF-8 lengths differ from string lengths). */
 const rowsOf = (n: number): SummaryTuple[] =>
-  Array.from({ length: n }, (_, i) => [`m-${i % 37} é☃𝄞`, `2025-01-${String((i % 28) + 1).padStart(2, '0')}`, i * 3600, 60, 1, 2, 0, `${i}.25`, 10, 5]);
+  Array.from({ length: n }, (_, i) => [
+    `m-${i % 37} é☃𝄞`,
+    `2025-01-${String((i % 28) + 1).padStart(2, '0')}`,
+    i * 3600,
+    60,
+    1,
+    2,
+    0,
+    `${i}.25`,
+    10,
+    5,
+  ]);
 const meta = (asOf: string) => ({ as_of: asOf, tz: 'Europe/Berlin', from: '2025-01-01', to: '2025-12-31', totals: { tracked_seconds: 1 } });
 const keyNames = ['member_id', 'week'];
 
@@ -48,7 +59,8 @@ describe('the cached summary, spliced (ADR 0018)', () => {
 });
 
 describe('the summary cache', () => {
-  const config = (bytes: number): ReportingConfig => Object.assign(new ReportingConfig(), { REPORT_CACHE_BYTES: bytes, REPORT_CACHE_MIN_BYTES: 10 });
+  const config = (bytes: number): ReportingConfig =>
+    Object.assign(new ReportingConfig(), { REPORT_CACHE_BYTES: bytes, REPORT_CACHE_MIN_BYTES: 10 });
   const entry = (size: number) => ({ head: { bytes: Buffer.alloc(size), crc: 0, length: size }, totals: {} });
   const key: SummaryKey = {
     workspaceId: 'w',
