@@ -18,7 +18,7 @@ import { KafkaClient, Metrics as ServiceMetrics, schemaOf, SignedCursor, withSpa
 import type { Counter } from 'prom-client';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
-import { gzipHead, gzipWithTail, SummaryCache } from './summary-cache';
+import { gzipHead, gzipWithTail, SummaryCache, type GzipHead } from './summary-cache';
 import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 interface Metrics {
@@ -290,26 +290,28 @@ export class ReportsService {
         },
       );
     }
-    const rendered = await this.summaryRendered(q, members, asOf);
+    const rendered = await this.summaryRendered(q, members, asOf, key !== null);
     // Kept only when no write to the workspace committed while it was read (the revision unchanged after the reads).
-    if (key !== null && rendered.head !== undefined && this.cache.worthKeeping(rendered.head.length)) {
-      const head = gzipHead(rendered.head);
-      if ((await this.revisionOf(q.actor.workspaceId)) === revision) {
-        this.cache.set(key, { head, totals: rendered.report.totals ?? {} });
-        this.cached.inc({ result: 'miss' });
-      } else this.cached.inc({ result: 'skip' });
+    if (key !== null && rendered.head !== undefined && (await this.revisionOf(q.actor.workspaceId)) === revision) {
+      this.cache.set(key, { head: rendered.head, totals: rendered.report.totals ?? {} });
+      this.cached.inc({ result: 'miss' });
     } else this.cached.inc({ result: 'skip' });
     return rendered.report;
   }
 
   /** The summary rendered from the projection; `head` is the document up to its meta, when it may be cached (no live session). */
-  private async summaryRendered(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<{ report: ReportV1; head?: string }> {
+  private async summaryRendered(
+    q: GetReportV1,
+    members: VisibleMember[],
+    asOf: Date,
+    keep: boolean,
+  ): Promise<{ report: ReportV1; head?: GzipHead }> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
     const answer = (
       groups: { rows: SummaryTuple[] } | { columns: SummaryColumns },
       totals: Record<string, unknown>,
       cacheable: boolean,
-    ): Promise<{ report: ReportV1; head?: string }> =>
+    ): Promise<{ report: ReportV1; head?: GzipHead }> =>
       withSpan(
         'report.summary.document',
         () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : (groups.columns[0]?.length ?? 0) }),
@@ -319,9 +321,15 @@ export class ReportsService {
             q.format === 'csv'
               ? [summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns)), '']
               : [summaryDocumentHead(keyNames, groups), summaryDocumentTail(meta)];
+          // To be kept, the head is compressed on its own and the tail spliced on: the document is compressed once either way.
+          if (keep && cacheable && this.cache.worthKeeping(head.length)) {
+            const compressed = gzipHead(head);
+            const body = gzipWithTail(compressed, tail).toString('base64');
+            return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals }, head: compressed });
+          }
           // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
           const body = gzipSync(Buffer.from(head + tail, 'utf8'), { level: 1 }).toString('base64');
-          return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals }, head: cacheable ? head : undefined });
+          return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals } });
         },
       );
     if (members.length === 0) return answer({ rows: [] }, shown(zero()), false);
