@@ -128,15 +128,19 @@ export class ProjectionRepository {
   private async revise(m: EntityManager, r: Revised): Promise<void> {
     const [workspaces, events, usage] = [r.workspaces ?? [], r.eventIds ?? [], r.usageIds ?? []];
     if (workspaces.length + events.length + usage.length === 0) return;
+    // The workspaces named by the messages (the hot topics' case) need no read; links name theirs through their facts.
+    const named = events.length + usage.length === 0;
     await m.query(
       `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id)
-       SELECT DISTINCT w FROM (
-         SELECT unnest($1::uuid[]) AS w
-         UNION ALL SELECT workspace_id FROM ${this.s}.events WHERE event_id = ANY($2::uuid[])
-         UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($3::uuid[])) x
+       SELECT DISTINCT w FROM (${
+         named
+           ? 'SELECT unnest($1::uuid[]) AS w'
+           : `SELECT workspace_id AS w FROM ${this.s}.events WHERE event_id = ANY($1::uuid[])
+              UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($2::uuid[])`
+       }) x
        WHERE w IS NOT NULL ORDER BY w
        ON CONFLICT (workspace_id) DO UPDATE SET revision = r.revision + 1`,
-      [workspaces, events, usage],
+      named ? [workspaces] : [events, usage],
     );
   }
 
