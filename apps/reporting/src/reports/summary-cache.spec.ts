@@ -39,16 +39,20 @@ async function throughFetch(body: Buffer): Promise<string> {
 }
 
 describe('the cached summary, spliced (ADR 0018)', () => {
-  it.each([0, 1, 2_000, 60_000])('decodes byte-identically to the whole document with %i groups (gunzip and fetch)', async (n) => {
-    const rows = rowsOf(n);
-    const head = gzipHead(summaryDocumentHead(keyNames, { rows }));
-    for (const asOf of ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.500Z']) {
-      const whole = summaryDocumentJson(keyNames, { rows }, meta(asOf));
-      const spliced = gzipWithTail(head, summaryDocumentTail(meta(asOf)));
-      expect(gunzipSync(spliced).equals(Buffer.from(whole, 'utf8'))).toBe(true);
-      expect(await throughFetch(spliced)).toBe(whole);
-    }
-  });
+  it.each([0, 1, 2_000, 20_000])(
+    'decodes byte-identically to the whole document with %i groups (gunzip and fetch)',
+    async (n) => {
+      const rows = rowsOf(n);
+      const head = gzipHead(summaryDocumentHead(keyNames, { rows }));
+      for (const asOf of ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.500Z']) {
+        const whole = summaryDocumentJson(keyNames, { rows }, meta(asOf));
+        const spliced = gzipWithTail(head, summaryDocumentTail(meta(asOf)));
+        expect(gunzipSync(spliced).equals(Buffer.from(whole, 'utf8'))).toBe(true);
+        expect(await throughFetch(spliced)).toBe(whole);
+      }
+    },
+    30_000,
+  );
 
   it('decodes with an empty tail (the CSV is cached whole)', async () => {
     const csv = 'a,b\r\n1,2\r\n'.repeat(10_000);
