@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       );
     const hits = async (): Promise<number> => {
       const text = await (await fetch(`${app!.url}/metrics`)).text();
-      return Number(/worktrack_report_summary_cache_total\{result="hit"\} (\d+)/.exec(text)?.[1] ?? 0);
+      return Number(/worktrack_report_summary_cache_total\{[^}]*result="hit"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
     };
     const load = () =>
       loadavg()
