@@ -123,7 +123,7 @@ export class ProjectionRepository {
 
   /**
    * Raises the revision of every workspace in `r` (one statement; rows in key order, so two calls never wait on
-   * each other in a circle). Last before the position: the row lock is held only until the commit.
+   * each other in a circle) to the next one or the clock's, whichever is later (the migration's default). Last before the position: the row lock is held only until the commit.
    */
   private async revise(m: EntityManager, r: Revised): Promise<void> {
     const [workspaces, events, usage] = [r.workspaces ?? [], r.eventIds ?? [], r.usageIds ?? []];
@@ -139,7 +139,7 @@ export class ProjectionRepository {
               UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($2::uuid[])`
        }) x
        WHERE w IS NOT NULL ORDER BY w
-       ON CONFLICT (workspace_id) DO UPDATE SET revision = r.revision + 1`,
+       ON CONFLICT (workspace_id) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
       named ? [workspaces] : [events, usage],
     );
   }
