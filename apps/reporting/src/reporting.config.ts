@@ -26,7 +26,7 @@ export class ReportingConfig extends ServiceConfig {
   @Min(0)
   REPORT_CACHE_BYTES = 64 * 1024 * 1024;
 
-  /** A summary document shorter than this (uncompressed bytes) is rendered again each time rather than cached. */
+  /** A summary document shorter than this (bytes of its head, uncompressed) is rendered again each time rather than cached. */
   @EnvInt()
   @IsInt()
   @Min(0)

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   summaryCsv,
-  summaryDocumentHead,
+  summaryDocumentHeadParts,
   summaryDocumentTail,
   summaryTuplesOfColumns,
   SUMMARY_METRICS,
@@ -317,10 +317,13 @@ export class ReportsService {
         () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : (groups.columns[0]?.length ?? 0) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
-          const [head, tail] =
+          // The document's head as UTF-8 written part by part (a thousand groups each): no string of the whole
+          // document is built, joined and encoded at once, which cost about three times as much.
+          const head =
             q.format === 'csv'
-              ? [summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns)), '']
-              : [summaryDocumentHead(keyNames, groups), summaryDocumentTail(meta)];
+              ? Buffer.from(summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns)), 'utf8')
+              : Buffer.concat(summaryDocumentHeadParts(keyNames, groups).map((part) => Buffer.from(part, 'utf8')));
+          const tail = q.format === 'csv' ? '' : summaryDocumentTail(meta);
           // To be kept, the head is compressed on its own and the tail spliced on: the document is compressed once either way.
           if (keep && cacheable && this.cache.worthKeeping(head.length)) {
             const compressed = gzipHead(head);
@@ -328,7 +331,7 @@ export class ReportsService {
             return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals }, head: compressed });
           }
           // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
-          const body = gzipSync(Buffer.from(head + tail, 'utf8'), { level: 1 }).toString('base64');
+          const body = gzipSync(Buffer.concat([head, Buffer.from(tail, 'utf8')]), { level: 1 }).toString('base64');
           return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals } });
         },
       );

@@ -43,7 +43,7 @@ describe('the cached summary, spliced (ADR 0018)', () => {
     'decodes byte-identically to the whole document with %i groups (gunzip and fetch)',
     async (n) => {
       const rows = rowsOf(n);
-      const head = gzipHead(summaryDocumentHead(keyNames, { rows }));
+      const head = gzipHead(Buffer.from(summaryDocumentHead(keyNames, { rows }), 'utf8'));
       for (const asOf of ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.500Z']) {
         const whole = summaryDocumentJson(keyNames, { rows }, meta(asOf));
         const spliced = gzipWithTail(head, summaryDocumentTail(meta(asOf)));
@@ -56,7 +56,7 @@ describe('the cached summary, spliced (ADR 0018)', () => {
 
   it('decodes with an empty tail (the CSV is cached whole)', async () => {
     const csv = 'a,b\r\n1,2\r\n'.repeat(10_000);
-    const spliced = gzipWithTail(gzipHead(csv), '');
+    const spliced = gzipWithTail(gzipHead(Buffer.from(csv, 'utf8')), '');
     expect(gunzipSync(spliced).toString('utf8')).toBe(csv);
     expect(await throughFetch(spliced)).toBe(csv);
   });

@@ -16,8 +16,7 @@ export interface GzipHead {
   length: number;
 }
 
-export function gzipHead(head: string): GzipHead {
-  const text = Buffer.from(head, 'utf8');
+export function gzipHead(text: Buffer): GzipHead {
   return { bytes: gzipSync(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(text), length: text.length };
 }
 
