@@ -118,9 +118,9 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
     }
   };
   /** A summary asked twice: the second answered by the cache. */
-  const primed = async (actor: ActorV1 = owner): Promise<Summary> => {
-    await ask(actor);
-    const second = await ask(actor);
+  const primed = async (actor: ActorV1 = owner, over: Partial<GetReportV1> = {}): Promise<Summary> => {
+    await ask(actor, over);
+    const second = await ask(actor, over);
     expect(second.hit).toBe(true);
     return second.doc;
   };
@@ -319,11 +319,12 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
     );
     next = await ask();
     expect(row(next.doc, ownerId, '2026-03-05')).toMatchObject({ usage_cost: '0.5', input_tokens: 10 });
-    await primed();
+    await primed(owner, { groupBy: ['work_type'] });
     await written(() =>
       publisher.publish(UsageLinked, { memberId: ownerId, links: [{ usageId, sessionId, version: 1 }] }, { key: ownerId }),
     );
     const byType = await ask(owner, { groupBy: ['work_type'] });
+    expect(byType.hit).toBe(false);
     expect(byType.doc.data.find((r) => r.group.work_type === 'reactive')).toMatchObject({ usage_cost: '0.5' });
 
     // The member moves to New York: its session of the 3rd (08:00–10:00Z) is still on the 3rd, now from hour buckets,
