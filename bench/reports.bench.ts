@@ -12,7 +12,11 @@
  * owner) `--requests` times through `reporting.commands`, as the gateway does:
  * latency p50/p95/max (the freshness check included), the rows answered, the
  * reporting process's CPU ms per report (utime + stime from /proc), and the
- * EXPLAIN ANALYZE of the aggregate. Then the same report over HTTP as a
+ * EXPLAIN ANALYZE of the aggregate. Each latency row is split into cold
+ * requests (the workspace's summary revision raised just before, as a write
+ * raises it: the cache misses and the document is rendered) and warm ones
+ * (the same request again: a hit), alternated, with the hits counted from the
+ * reporting process's metrics (ADR 0018). Then the same report over HTTP as a
  * client asks it, `GET /v1/reports/summary` through a gateway (and identity,
  * for the token) started from dist/ on the same topics and database: the
  * user-facing latency, with the gateway's CPU per report beside reporting's,
@@ -170,85 +174,100 @@ async function main(): Promise<void> {
         { key: owner },
       );
     for (let i = 0; i < 3; i++) await ask(); // warm up
-    const latencies: number[] = [];
+    // A write to the workspace as the projection makes it, as far as the cache sees it: the revision rises (ADR 0018).
+    const bump = () =>
+      db.query(
+        `INSERT INTO reporting.workspace_revisions AS r (workspace_id) VALUES ($1)
+         ON CONFLICT (workspace_id) DO UPDATE SET revision = r.revision + 1`,
+        [workspace],
+      );
+    const hits = async (): Promise<number> => {
+      const text = await (await fetch(`${app!.url}/metrics`)).text();
+      return Number(/worktrack_report_summary_cache_total\{[^}]*result="hit"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ');
+    interface Sample {
+      ms: number;
+      cpu: Record<string, number>;
+      hit: boolean;
+    }
+    /** `REQUESTS` cold and `REQUESTS` warm requests, alternated; each one's latency, the processes' CPU, and whether it hit. */
+    const alternate = async (
+      once: () => Promise<void>,
+      processes: Record<string, AppProcess>,
+    ): Promise<{ cold: Sample[]; warm: Sample[]; client: { cold: number; warm: number } }> => {
+      const out = { cold: [] as Sample[], warm: [] as Sample[], client: { cold: 0, warm: 0 } };
+      for (let i = 0; i < 2 * REQUESTS; i++) {
+        const kind = i % 2 === 0 ? 'cold' : 'warm';
+        if (kind === 'cold') await bump();
+        const hitsBefore = await hits();
+        const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, cpuMs(p)]));
+        const ownBefore = process.cpuUsage();
+        const t = performance.now();
+        await once();
+        const ms = performance.now() - t;
+        const own = process.cpuUsage(ownBefore);
+        out.client[kind] += (own.user + own.system) / 1000;
+        const cpu = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, cpuMs(p) - cpuBefore[name]]));
+        out[kind].push({ ms, cpu, hit: (await hits()) > hitsBefore });
+      }
+      return out;
+    };
+    const row = (samples: Sample[], client: number): string => {
+      const ms = samples.map((x) => x.ms).sort((a, b) => a - b);
+      const cpu = Object.keys(samples[0]?.cpu ?? {})
+        .map((name) => `${name} ${(samples.reduce((a, x) => a + x.cpu[name], 0) / samples.length).toFixed(1)} ms`)
+        .join(', ');
+      return (
+        `${samples.length} requests, ${samples.filter((x) => x.hit).length} hits; latency p50 ${pct(ms, 50).toFixed(0)} ms, ` +
+        `p95 ${pct(ms, 95).toFixed(0)} ms, max ${ms.at(-1)!.toFixed(0)} ms; CPU per report: ${cpu}, client ${(client / samples.length).toFixed(1)} ms`
+      );
+    };
     let last: Awaited<ReturnType<typeof ask>> | undefined;
     let bytes = 0;
-    const cpuBefore = cpuMs(app);
-    const ownBefore = process.cpuUsage();
-    for (let i = 0; i < REQUESTS; i++) {
-      const t = performance.now();
-      const r = await ask();
-      // The gateway's part: the document's gzip bytes from the reply, passed through to a client that accepts gzip.
-      const body = Buffer.from(r.body ?? '', 'base64');
-      latencies.push(performance.now() - t);
-      last = r;
-      bytes = body.length;
-    }
-    const cpu = cpuMs(app) - cpuBefore;
-    const own = process.cpuUsage(ownBefore);
-    latencies.sort((a, b) => a - b);
+    const overKafka = await alternate(
+      async () => {
+        const r = await ask();
+        // The gateway's part: the document's gzip bytes from the reply, passed through to a client that accepts gzip.
+        bytes = Buffer.from(r.body ?? '', 'base64').length;
+        last = r;
+      },
+      { reporting: app },
+    );
     const document = gunzipSync(Buffer.from(last?.body ?? '', 'base64'));
     const rows = (JSON.parse(document.toString('utf8')) as { data: unknown[] }).data.length;
     console.log(
-      `summary, a year, group_by member,week, ${MEMBERS} members: ${REQUESTS} requests, ${rows} rows each; ` +
-        `latency p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms; ` +
-        `reporting CPU ${(cpu / REQUESTS).toFixed(1)} ms per report; ` +
-        `asking process (reply decoded and validated, the body's bytes taken from it as the gateway does: ` +
-        `${(document.length / 1e6).toFixed(1)} MB of JSON, ${(bytes / 1e6).toFixed(2)} MB gzip) ` +
-        `CPU ${((own.user + own.system) / 1000 / REQUESTS).toFixed(1)} ms per report; load ${loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ')}`,
+      `summary, a year, group_by member,week, ${MEMBERS} members: ${rows} rows each, ${(document.length / 1e6).toFixed(1)} MB of JSON, ` +
+        `${(bytes / 1e6).toFixed(2)} MB gzip; the asking process decodes and validates the reply and takes the body's bytes as the gateway does`,
     );
+    console.log(`  cold (revision raised before each): ${row(overKafka.cold, overKafka.client.cold)}; load ${load()}`);
+    console.log(`  warm (the same request again):      ${row(overKafka.warm, overKafka.client.warm)}; load ${load()}`);
     // The same report over HTTP, as a client asks it: the gateway's authentication, the command, the body passed through.
     const path = '/v1/reports/summary?from=2025-01-01&to=2025-12-31&tz=Europe/Berlin&group_by=member,week';
     // As a browser asks (gzip accepted: fetch inflates it, so the client's CPU includes that), or, with `gzip` false, as a
-    // client that takes the body as it is (the gateway inflates it). `headers` is when the response's headers arrived:
-    // the server's part; the rest is the body's transfer and the client's inflating.
-    const get = async (gzip: boolean): Promise<{ status: number; bytes: number; headers: number }> => {
-      const t = performance.now();
+    // client that takes the body as it is (the gateway inflates it).
+    const statuses = new Map<number, number>();
+    let httpBytes = 0;
+    const get = async (gzip: boolean): Promise<void> => {
       const res = await fetch(`${gateway!.url}${path}`, {
         headers: { authorization: `Bearer ${created.token}`, 'accept-encoding': gzip ? 'gzip' : 'identity' },
       });
-      const headers = performance.now() - t;
-      const body = await res.arrayBuffer();
-      return { status: res.status, bytes: body.byteLength, headers };
+      httpBytes = (await res.arrayBuffer()).byteLength;
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     };
     for (const gzip of [true, false]) {
       for (let i = 0; i < 3; i++) await get(gzip); // warm up
-      const httpLatencies: number[] = [];
-      const headerLatencies: number[] = [];
-      const statuses = new Map<number, number>();
-      let httpBytes = 0;
-      const httpBefore = { reporting: cpuMs(app), gateway: cpuMs(gateway), own: process.cpuUsage() };
-      for (let i = 0; i < REQUESTS; i++) {
-        const t = performance.now();
-        const res = await get(gzip);
-        httpLatencies.push(performance.now() - t);
-        headerLatencies.push(res.headers);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        httpBytes = res.bytes;
-      }
-      const httpCpu = {
-        reporting: (cpuMs(app) - httpBefore.reporting) / REQUESTS,
-        gateway: (cpuMs(gateway) - httpBefore.gateway) / REQUESTS,
-        client: (() => {
-          const u = process.cpuUsage(httpBefore.own);
-          return (u.user + u.system) / 1000 / REQUESTS;
-        })(),
-      };
-      httpLatencies.sort((a, b) => a - b);
-      headerLatencies.sort((a, b) => a - b);
+      statuses.clear();
+      const overHttp = await alternate(() => get(gzip), { reporting: app, gateway });
       console.log(
-        `over HTTP, GET ${path}, accept-encoding ${gzip ? 'gzip' : 'identity'}: ${REQUESTS} requests, ` +
-          `statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${(httpBytes / 1e6).toFixed(1)} MB each; ` +
-          `latency p50 ${pct(httpLatencies, 50).toFixed(0)} ms, p95 ${pct(httpLatencies, 95).toFixed(0)} ms, ` +
-          `max ${httpLatencies.at(-1)!.toFixed(0)} ms (headers p50 ${pct(headerLatencies, 50).toFixed(0)} ms, ` +
-          `p95 ${pct(headerLatencies, 95).toFixed(0)} ms); CPU per report: ` +
-          `reporting ${httpCpu.reporting.toFixed(1)} ms, gateway ${httpCpu.gateway.toFixed(1)} ms, client ${httpCpu.client.toFixed(1)} ms; ` +
-          `load ${loadavg()
-            .map((l) => l.toFixed(1))
-            .join(' ')}`,
+        `over HTTP, GET ${path}, accept-encoding ${gzip ? 'gzip' : 'identity'}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
+          `${(httpBytes / 1e6).toFixed(1)} MB each`,
       );
+      console.log(`  cold: ${row(overHttp.cold, overHttp.client.cold)}; load ${load()}`);
+      console.log(`  warm: ${row(overHttp.warm, overHttp.client.warm)}; load ${load()}`);
     }
     // The statement the service runs for this report, four of its columns (every member in the zone: the workspace index alone).
     await db.query('BEGIN');

@@ -19,4 +19,16 @@ export class ReportingConfig extends ServiceConfig {
   @Min(0)
   @Max(10_000)
   REPORT_FRESHNESS_WAIT_MS = 1_500;
+
+  /** The rendered-summary cache's bound per replica, in bytes of compressed documents (ADR 0018); 0 turns it off. */
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  REPORT_CACHE_BYTES = 64 * 1024 * 1024;
+
+  /** A summary document shorter than this (bytes of its head, uncompressed) is rendered again each time rather than cached. */
+  @EnvInt()
+  @IsInt()
+  @Min(0)
+  REPORT_CACHE_MIN_BYTES = 64 * 1024;
 }

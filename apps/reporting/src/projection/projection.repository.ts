@@ -33,6 +33,16 @@ export interface MemberLinks<T> {
   links: T[];
 }
 
+/**
+ * What a consumed call changed that a summary reads: workspaces named by the messages, and facts whose rows name
+ * theirs (a link carries its member, not its workspace).
+ */
+export interface Revised {
+  workspaces?: string[];
+  eventIds?: string[];
+  usageIds?: string[];
+}
+
 /** A consumed message: where it was read, and its payload. */
 export interface Positioned<T> {
   topic: string;
@@ -71,11 +81,15 @@ export class ProjectionRepository {
    * together in the order of their keys before any fact is written. A member's
    * facts and buckets are then written by one transaction at a time, whichever
    * topic it consumes.
+   *
+   * `revised` names what the fresh messages change that a summary reads; those workspaces' revisions rise in the
+   * same transaction, so a cached summary (ADR 0018) is never served over data it does not hold.
    */
   async consume<T>(
     messages: Array<Positioned<T>>,
     apply: (m: EntityManager, fresh: T[]) => Promise<Touched[]>,
     memberOf?: (payload: T) => string,
+    revised?: (fresh: T[]) => Revised,
   ): Promise<void> {
     if (messages.length === 0) return;
     const { topic, partition } = messages[0];
@@ -97,6 +111,7 @@ export class ProjectionRepository {
       if (memberOf) await this.lockMembers(m, payloads.map(memberOf), locked);
       const touched = await apply(m, payloads);
       await this.recompute(m, touched, locked);
+      if (revised) await this.revise(m, revised(payloads));
       const last = fresh.reduce((a, x) => (BigInt(x.offset) > a ? BigInt(x.offset) : a), 0n);
       await m.query(`UPDATE ${this.s}.positions SET next_offset = $3, updated_at = now() WHERE topic = $1 AND partition = $2`, [
         topic,
@@ -104,6 +119,29 @@ export class ProjectionRepository {
         (last + 1n).toString(),
       ]);
     });
+  }
+
+  /**
+   * Raises the revision of every workspace in `r` (one statement; rows in key order, so two calls never wait on
+   * each other in a circle) to the next one or the clock's, whichever is later (the migration's default). Last before the position: the row lock is held only until the commit.
+   */
+  private async revise(m: EntityManager, r: Revised): Promise<void> {
+    const [workspaces, events, usage] = [r.workspaces ?? [], r.eventIds ?? [], r.usageIds ?? []];
+    if (workspaces.length + events.length + usage.length === 0) return;
+    // The workspaces named by the messages (the hot topics' case) need no read; links name theirs through their facts.
+    const named = events.length + usage.length === 0;
+    await m.query(
+      `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id)
+       SELECT DISTINCT w FROM (${
+         named
+           ? 'SELECT unnest($1::uuid[]) AS w'
+           : `SELECT workspace_id AS w FROM ${this.s}.events WHERE event_id = ANY($1::uuid[])
+              UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($2::uuid[])`
+       }) x
+       WHERE w IS NOT NULL ORDER BY w
+       ON CONFLICT (workspace_id) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
+      named ? [workspaces] : [events, usage],
+    );
   }
 
   /**

@@ -11,7 +11,10 @@ import type {
   PayloadOf,
 } from '@worktrack/contracts';
 import type { ContractContext } from '@worktrack/platform';
-import { ProjectionRepository, type Positioned, type Touched } from './projection.repository';
+import { ProjectionRepository, type Positioned, type Revised, type Touched } from './projection.repository';
+
+/** The workspaces the payloads name (each raises its summary revision). */
+const workspacesOf = <T extends { workspaceId: string }>(fresh: T[]): Revised => ({ workspaces: fresh.map((p) => p.workspaceId) });
 
 /** The payloads of a call with their positions (one partition, offset order). */
 const positioned = <T>(payloads: T[], ctx: ContractContext): Array<Positioned<T>> =>
@@ -32,6 +35,7 @@ export class ProjectionService {
       positioned(changes, ctx),
       (m, fresh) => this.projection.sessions(m, fresh),
       (c) => c.memberId,
+      workspacesOf,
     );
   }
 
@@ -44,6 +48,7 @@ export class ProjectionService {
           fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.events })),
         ),
       (b) => b.memberId,
+      workspacesOf,
     );
   }
 
@@ -52,6 +57,7 @@ export class ProjectionService {
       positioned(batches, ctx),
       (m, fresh) => this.projection.eventLinks(m, fresh),
       (b) => b.memberId,
+      (fresh) => ({ eventIds: fresh.flatMap((b) => b.links.map((l) => l.eventId)) }),
     );
   }
 
@@ -60,6 +66,7 @@ export class ProjectionService {
       positioned(batches, ctx),
       (m, fresh) => this.projection.usageLinks(m, fresh),
       (b) => b.memberId,
+      (fresh) => ({ usageIds: fresh.flatMap((b) => b.links.map((l) => l.usageId)) }),
     );
   }
 
@@ -72,6 +79,7 @@ export class ProjectionService {
           fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.usage })),
         ),
       (b) => b.memberId,
+      workspacesOf,
     );
   }
 
@@ -84,6 +92,7 @@ export class ProjectionService {
         return touched;
       },
       (member) => member.memberId,
+      workspacesOf,
     );
   }
 

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   summaryCsv,
-  summaryDocumentJson,
+  summaryDocumentHeadParts,
+  summaryDocumentTail,
   summaryTuplesOfColumns,
   SUMMARY_METRICS,
   Topics,
@@ -13,9 +14,11 @@ import {
   type SummaryColumns,
   type SummaryTuple,
 } from '@worktrack/contracts';
-import { KafkaClient, schemaOf, SignedCursor, withSpan, type CursorScope } from '@worktrack/platform';
+import { KafkaClient, Metrics as ServiceMetrics, schemaOf, SignedCursor, withSpan, type CursorScope } from '@worktrack/platform';
+import type { Counter } from 'prom-client';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
+import { gzipHead, gzipWithTail, SummaryCache, type GzipHead } from './summary-cache';
 import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 
 interface Metrics {
@@ -145,14 +148,20 @@ const isZero = (m: Metrics): boolean =>
 @Injectable()
 export class ReportsService {
   private readonly s: string;
+  private readonly cached: Counter<'result'>;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly kafka: KafkaClient,
     private readonly cursors: SignedCursor,
     private readonly config: ReportingConfig,
+    private readonly cache: SummaryCache,
+    metrics: ServiceMetrics,
   ) {
     this.s = `"${schemaOf(dataSource)}"`;
+    this.cached = metrics.counter('worktrack_report_summary_cache_total', 'Summaries asked, by how the cache answered (hit, miss, skip).', [
+      'result',
+    ]);
   }
 
   async report(q: GetReportV1): Promise<ReportV1> {
@@ -163,10 +172,12 @@ export class ReportsService {
       () => ({}),
       () => this.caughtUp(asOf),
     );
+    // The revision before anything the summary reads: a write committed after it raises it (ADR 0018).
+    const revision = q.report === 'summary' && this.cache.enabled ? await this.revisionOf(q.actor.workspaceId) : null;
     const members = await this.visibleMembers(q);
     switch (q.report) {
       case 'summary':
-        return this.summary(q, members, asOf);
+        return this.summary(q, members, asOf, revision);
       case 'sessions':
         return this.sessions(q, members, asOf);
       case 'activity':
@@ -233,28 +244,98 @@ export class ReportsService {
     return rows;
   }
 
+  /** The workspace's summary revision ('0' before its first write). */
+  private async revisionOf(workspaceId: string): Promise<string> {
+    const [row] = await this.dataSource.query<Array<{ revision: string }>>(
+      `SELECT revision::text AS revision FROM ${this.s}.workspace_revisions WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    return row?.revision ?? '0';
+  }
+
   private range(q: GetReportV1): { lo: Date; hi: Date } {
     return { lo: startOfDay(q.from, q.tz), hi: startOfDay(nextDay(q.to), q.tz) };
   }
 
-  private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date): Promise<ReportV1> {
+  /**
+   * The summary (D-50) for the visible members (D-52). Without a live session (D-50: the document then depends on
+   * `as_of`) a rendered document is cached under the workspace's revision, the request's parameters and the visible
+   * members, as its compressed head (up to `"meta":`); a hit compresses only this request's meta, `as_of` its own.
+   */
+  private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date, revision: string | null): Promise<ReportV1> {
+    const key =
+      revision !== null && members.length > 0
+        ? SummaryCache.keyOf({
+            workspaceId: q.actor.workspaceId,
+            revision,
+            format: q.format ?? 'json',
+            from: q.from,
+            to: q.to,
+            tz: q.tz,
+            groupBy: q.groupBy,
+            filters: { ...q.filters },
+            members,
+          })
+        : null;
+    const hit = key === null ? undefined : this.cache.get(key);
+    if (hit) {
+      this.cached.inc({ result: 'hit' });
+      return withSpan(
+        'report.summary.cached',
+        () => ({}),
+        () => {
+          const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals: hit.totals };
+          const body = gzipWithTail(hit.head, q.format === 'csv' ? '' : summaryDocumentTail(meta)).toString('base64');
+          return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals: hit.totals });
+        },
+      );
+    }
+    const rendered = await this.summaryRendered(q, members, asOf, key !== null);
+    // Kept only when no write to the workspace committed while it was read (the revision unchanged after the reads).
+    if (key !== null && rendered.head !== undefined && (await this.revisionOf(q.actor.workspaceId)) === revision) {
+      this.cache.set(key, { head: rendered.head, totals: rendered.report.totals ?? {} });
+      this.cached.inc({ result: 'miss' });
+    } else this.cached.inc({ result: 'skip' });
+    return rendered.report;
+  }
+
+  /** The summary rendered from the projection; `head` is the document up to its meta, when it may be cached (no live session). */
+  private async summaryRendered(
+    q: GetReportV1,
+    members: VisibleMember[],
+    asOf: Date,
+    keep: boolean,
+  ): Promise<{ report: ReportV1; head?: GzipHead }> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
-    const answer = (groups: { rows: SummaryTuple[] } | { columns: SummaryColumns }, totals: Record<string, unknown>): Promise<ReportV1> =>
+    const answer = (
+      groups: { rows: SummaryTuple[] } | { columns: SummaryColumns },
+      totals: Record<string, unknown>,
+      cacheable: boolean,
+    ): Promise<{ report: ReportV1; head?: GzipHead }> =>
       withSpan(
         'report.summary.document',
         () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : (groups.columns[0]?.length ?? 0) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
-          const document =
+          // The document's head as UTF-8 written part by part (a thousand groups each): no string of the whole
+          // document is built, joined and encoded at once, which cost about three times as much.
+          const head =
             q.format === 'csv'
-              ? summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns))
-              : summaryDocumentJson(keyNames, groups, meta);
+              ? Buffer.from(summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns)), 'utf8')
+              : Buffer.concat(summaryDocumentHeadParts(keyNames, groups).map((part) => Buffer.from(part, 'utf8')));
+          const tail = q.format === 'csv' ? '' : summaryDocumentTail(meta);
+          // To be kept, the head is compressed on its own and the tail spliced on: the document is compressed once either way.
+          if (keep && cacheable && this.cache.worthKeeping(head.length)) {
+            const compressed = gzipHead(head);
+            const body = gzipWithTail(compressed, tail).toString('base64');
+            return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals }, head: compressed });
+          }
           // Level 1: the repetitive document shrinks about fifty-fold at a few milliseconds per megabyte.
-          const body = gzipSync(Buffer.from(document, 'utf8'), { level: 1 }).toString('base64');
-          return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals });
+          const body = gzipSync(Buffer.concat([head, Buffer.from(tail, 'utf8')]), { level: 1 }).toString('base64');
+          return Promise.resolve({ report: { rows: [], body, asOf: meta.as_of, totals } });
         },
       );
-    if (members.length === 0) return answer({ rows: [] }, shown(zero()));
+    if (members.length === 0) return answer({ rows: [] }, shown(zero()), false);
     // D-50: a live session counts up to as_of, split at each midnight of tz; without one the aggregate is the answer.
     const lives = await this.liveSessions(
       q,
@@ -367,6 +448,7 @@ export class ReportsService {
           input_tokens: Number(summed.input_tokens),
           output_tokens: Number(summed.output_tokens),
         },
+        true,
       );
 
     const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
@@ -420,6 +502,7 @@ export class ReportsService {
         }),
       },
       shown(totals),
+      false,
     );
   }
 

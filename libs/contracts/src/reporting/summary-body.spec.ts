@@ -4,7 +4,10 @@ import {
   summaryCsv,
   summaryDataJson,
   summaryDataJsonOfColumns,
+  summaryDocumentHead,
+  summaryDocumentHeadParts,
   summaryDocumentJson,
+  summaryDocumentTail,
   summaryTuplesOfColumns,
   type SummaryColumns,
   type SummaryTuple,
@@ -55,6 +58,17 @@ describe('the summary body (D-50, D-51: written once by the reporting service, p
     const empty = keyNames.concat(SUMMARY_METRICS).map(() => []);
     expect(summaryDataJsonOfColumns(keyNames, empty)).toBe('[]');
     expect(summaryTuplesOfColumns(empty)).toEqual([]);
+  });
+
+  it('writes the document head in parts that join to the head, and the head and tail join to the document', () => {
+    const columns = columnsOf(tricky, keyNames.length);
+    const meta = { as_of: '2026-01-01T00:00:00.000Z', tz: 'UTC', from: '2025-01-01', to: '2025-12-31', totals: {} };
+    const head = summaryDocumentHead(keyNames, { columns });
+    expect(head + summaryDocumentTail(meta)).toBe(summaryDocumentJson(keyNames, { columns }, meta));
+    for (const size of [1, 2, 3, 4, 1_000]) expect(summaryDocumentHeadParts(keyNames, { columns }, size).join('')).toBe(head);
+    expect(summaryDocumentHeadParts(keyNames, { rows: tricky }).join('')).toBe(head);
+    const empty = keyNames.concat(SUMMARY_METRICS).map(() => []);
+    expect(summaryDocumentHeadParts(keyNames, { columns: empty }, 2).join('')).toBe('{"data":[],"meta":');
   });
 
   it('writes an empty group for a summary without group keys, and an empty array without groups', () => {

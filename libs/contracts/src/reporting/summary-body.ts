@@ -52,20 +52,24 @@ export type SummaryColumns = ReadonlyArray<ReadonlyArray<string>>;
  * JSON).
  */
 export function summaryDataJsonOfColumns(keyNames: readonly string[], columns: SummaryColumns): string {
+  return `[${columnGroupsJson(keyNames, columns, 0, columns[0]?.length ?? 0)}]`;
+}
+
+/** The groups `start` … `end - 1` of columns of JSON texts as `summaryDataJson` writes them, comma-separated, no brackets. */
+function columnGroupsJson(keyNames: readonly string[], columns: SummaryColumns, start: number, end: number): string {
   const k = keyNames.length;
-  const n = columns[0]?.length ?? 0;
   const heads = keyNames.map((name, j) => `${j === 0 ? '' : ','}${JSON.stringify(name)}:`);
   const [tracked, paused, sessions, linked, outside, cost, input, output] = columns.slice(k);
-  const parts: string[] = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
+  const parts: string[] = new Array<string>(Math.max(0, end - start));
+  for (let i = start; i < end; i++) {
     let group = '';
     for (let j = 0; j < k; j++) group += heads[j] + columns[j][i];
-    parts[i] =
+    parts[i - start] =
       `{"group":{${group}},"tracked_seconds":${tracked[i]},"paused_seconds":${paused[i]},"session_count":${sessions[i]},` +
       `"linked_event_count":${linked[i]},"outside_session_event_count":${outside[i]},"usage_cost":${cost[i]},` +
       `"input_tokens":${input[i]},"output_tokens":${output[i]}}`;
   }
-  return `[${parts.join(',')}]`;
+  return parts.join(',');
 }
 
 /** Columns of JSON texts read back as tuples (for the CSV, and for merging live sessions in). */
@@ -97,8 +101,43 @@ export function summaryDocumentJson(
   groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
   meta: ReportMeta,
 ): string {
+  return summaryDocumentHead(keyNames, groups) + summaryDocumentTail(meta);
+}
+
+/**
+ * The summary document up to its `meta` value: `{"data":[…],"meta":`. It does not depend on `as_of`, so a
+ * rendered head can serve many requests, each followed by its own `summaryDocumentTail`.
+ */
+export function summaryDocumentHead(
+  keyNames: readonly string[],
+  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
+): string {
   const data = 'rows' in groups ? summaryDataJson(keyNames, groups.rows) : summaryDataJsonOfColumns(keyNames, groups.columns);
-  return `{"data":${data},"meta":${JSON.stringify(meta)}}`;
+  return `{"data":${data},"meta":`;
+}
+
+/**
+ * `summaryDocumentHead` in parts of at most `groupsPerPart` groups each (from columns; from tuples, one part): the
+ * same text once joined, written without one string of the whole document, so each part can be encoded and
+ * compressed as it comes.
+ */
+export function summaryDocumentHeadParts(
+  keyNames: readonly string[],
+  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
+  groupsPerPart = 1_000,
+): string[] {
+  if ('rows' in groups) return [summaryDocumentHead(keyNames, groups)];
+  const n = groups.columns[0]?.length ?? 0;
+  const parts = ['{"data":['];
+  for (let i = 0; i < n; i += groupsPerPart)
+    parts.push((i === 0 ? '' : ',') + columnGroupsJson(keyNames, groups.columns, i, Math.min(n, i + groupsPerPart)));
+  parts.push('],"meta":');
+  return parts;
+}
+
+/** The summary document after `summaryDocumentHead`: the `meta` value and the closing brace. */
+export function summaryDocumentTail(meta: ReportMeta): string {
+  return `${JSON.stringify(meta)}}`;
 }
 
 /** An RFC 4180 field: quoted when it holds a comma, a quote or a line break; `null` is empty. */
