@@ -53,7 +53,8 @@ class StepsController {
     const call = { steps: steps.map((s) => `${s.memberId}:${s.seq}`), offsets: ctx.metas.map((m) => m.offset), ok: false };
     calls.push(call);
     // The payloads arrive validated, one per message of the call.
-    if (!steps.every((s) => s instanceof StepV1) || steps.length !== ctx.metas.length) throw new Error('payloads not validated');
+    const valid = (s: StepV1) => typeof s.memberId === 'string' && Number.isInteger(s.seq) && Object.keys(s).length === 2;
+    if (!steps.every(valid) || steps.length !== ctx.metas.length) throw new Error('payloads not validated');
     if (steps.length > 1 && failFirstBatch) {
       failFirstBatch = false;
       throw new Error('transient failure of a whole batch');

@@ -33,6 +33,9 @@ class EchoResultV1 {
   @IsString() text!: string;
   @IsString() servedBy!: string;
 }
+const ECHO_FIELDS = new Set(['text', 'delayMs', 'failWith', 'pad']);
+const isEcho = (p: unknown): p is EchoV1 =>
+  typeof p === 'object' && p !== null && typeof (p as EchoV1).text === 'string' && Object.keys(p).every((k) => ECHO_FIELDS.has(k));
 const Echo = defineCommand({ type: 'test.echo', version: 1, topic: 'identityCommands', payload: EchoV1, result: EchoResultV1 });
 /** The same on the topic whose records may be 8 MiB (ingestion.commands). */
 const BigEcho = defineCommand({ type: 'test.big-echo', version: 1, topic: 'ingestionCommands', payload: EchoV1, result: EchoResultV1 });
@@ -68,8 +71,8 @@ class EchoController {
 
   @HandleCommand(Echo)
   echo(@Payload() payload: EchoV1, @Ctx() ctx: ContractContext): Promise<EchoResultV1> {
-    // The pipe hands over the contract's class, validated.
-    if (!(payload instanceof EchoV1)) throw new Error('payload not validated');
+    // The pipe hands over the payload validated: the contract's fields only, each of its type.
+    if (!isEcho(payload)) throw new Error('payload not validated');
     messageIds.push(ctx.messageId);
     return answer(payload, this.servedBy);
   }
