@@ -177,8 +177,8 @@ async function main(): Promise<void> {
     // A write to the workspace as the projection makes it, as far as the cache sees it: the revision rises (ADR 0018).
     const bump = () =>
       db.query(
-        `INSERT INTO reporting.workspace_revisions AS r (workspace_id) VALUES ($1)
-         ON CONFLICT (workspace_id) DO UPDATE SET revision = r.revision + 1`,
+        `INSERT INTO reporting.workspace_revisions AS r (workspace_id, topic, partition) VALUES ($1, 'bench', 0)
+         ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = r.revision + 1`,
         [workspace],
       );
     const hits = async (): Promise<number> => {

@@ -111,7 +111,7 @@ export class ProjectionRepository {
       if (memberOf) await this.lockMembers(m, payloads.map(memberOf), locked);
       const touched = await apply(m, payloads);
       await this.recompute(m, touched, locked);
-      if (revised) await this.revise(m, revised(payloads));
+      if (revised) await this.revise(m, topic, partition, revised(payloads));
       const last = fresh.reduce((a, x) => (BigInt(x.offset) > a ? BigInt(x.offset) : a), 0n);
       await m.query(`UPDATE ${this.s}.positions SET next_offset = $3, updated_at = now() WHERE topic = $1 AND partition = $2`, [
         topic,
@@ -122,25 +122,27 @@ export class ProjectionRepository {
   }
 
   /**
-   * Raises the revision of every workspace in `r` (one statement; rows in key order, so two calls never wait on
-   * each other in a circle) to the next one or the clock's, whichever is later (the migration's default). Last before the position: the row lock is held only until the commit.
+   * Raises the revision of every workspace in `r` for the consumed partition (one statement) to the next one or the
+   * clock's, whichever is later (the migration's default). A workspace's revision is the count and sum of its
+   * partitions' rows, so each call writes only rows of its own partition, whose position it already holds: calls of
+   * other partitions never wait on them.
    */
-  private async revise(m: EntityManager, r: Revised): Promise<void> {
+  private async revise(m: EntityManager, topic: string, partition: number, r: Revised): Promise<void> {
     const [workspaces, events, usage] = [r.workspaces ?? [], r.eventIds ?? [], r.usageIds ?? []];
     if (workspaces.length + events.length + usage.length === 0) return;
     // The workspaces named by the messages (the hot topics' case) need no read; links name theirs through their facts.
     const named = events.length + usage.length === 0;
     await m.query(
-      `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id)
-       SELECT DISTINCT w FROM (${
+      `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id, topic, partition)
+       SELECT DISTINCT w, $1, $2::int FROM (${
          named
-           ? 'SELECT unnest($1::uuid[]) AS w'
-           : `SELECT workspace_id AS w FROM ${this.s}.events WHERE event_id = ANY($1::uuid[])
-              UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($2::uuid[])`
+           ? 'SELECT unnest($3::uuid[]) AS w'
+           : `SELECT workspace_id AS w FROM ${this.s}.events WHERE event_id = ANY($3::uuid[])
+              UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($4::uuid[])`
        }) x
        WHERE w IS NOT NULL ORDER BY w
-       ON CONFLICT (workspace_id) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
-      named ? [workspaces] : [events, usage],
+       ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
+      named ? [topic, partition, workspaces] : [topic, partition, events, usage],
     );
   }
 

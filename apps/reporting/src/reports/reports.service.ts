@@ -244,13 +244,13 @@ export class ReportsService {
     return rows;
   }
 
-  /** The workspace's summary revision ('0' before its first write). */
+  /** The workspace's summary revision: the count and sum of its partitions' rows ('0:0' before its first write). */
   private async revisionOf(workspaceId: string): Promise<string> {
     const [row] = await this.dataSource.query<Array<{ revision: string }>>(
-      `SELECT revision::text AS revision FROM ${this.s}.workspace_revisions WHERE workspace_id = $1`,
+      `SELECT count(*)::text || ':' || coalesce(sum(revision), 0)::text AS revision FROM ${this.s}.workspace_revisions WHERE workspace_id = $1`,
       [workspaceId],
     );
-    return row?.revision ?? '0';
+    return row?.revision ?? '0:0';
   }
 
   private range(q: GetReportV1): { lo: Date; hi: Date } {
