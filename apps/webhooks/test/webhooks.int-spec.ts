@@ -469,6 +469,8 @@ describe('webhooks (D-53 … D-56)', () => {
       await eventually(() => down.received.length >= 8, 'the recovered messages');
       const ids = new Set(down.received.map((m) => m.id));
       expect(ids.size).toBe(2);
+      // An attempt is logged after its answer arrives, so the log catches up with the receiver.
+      await eventually(async () => (await attempts(endpoint.endpointId)).attempts.length === 8, 'every attempt logged');
       // The log pages newest first with a cursor (D-56).
       const first = await rpc.send(ListWebhookAttempts, { actor: owner, endpointId: endpoint.endpointId, limit: 5 }, { key: ownerId });
       const second = await attempts(endpoint.endpointId, first.nextCursor!);
