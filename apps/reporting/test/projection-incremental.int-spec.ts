@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource, type EntityManager } from 'typeorm';
-import { allTopics, type MemberV1, type SessionChangedV1, type StoredEventRefV1, type StoredUsageRefV1 } from '@worktrack/contracts';
-import { ensureTopics, startService } from '@worktrack/platform';
-import { ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
-import { ReportingAppModule } from '../src/app.module';
+import type { MemberV1, SessionChangedV1, StoredEventRefV1, StoredUsageRefV1 } from '@worktrack/contracts';
 import { ProjectionRepository, type Positioned, type Touched } from '../src/projection/projection.repository';
-import { ReportingConfig } from '../src/reporting.config';
+import { startReporting, type ReportingUnderTest } from './reporting-service';
 
 const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
 
@@ -46,26 +43,20 @@ type Message =
  * and week buckets equal a recompute of everything from the facts.
  */
 describe('reporting projection: incremental buckets equal a recompute from the facts (ADR 0018)', () => {
-  let kafka: TestKafka;
   let app: NestFastifyApplication;
   let projection: ProjectionRepository;
   let db: DataSource;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let reporting: ReportingUnderTest | undefined;
 
   beforeAll(async () => {
-    const namespace = await ownNamespace('reporting_incremental');
-    dropDatabase = namespace.drop;
-    kafka = testKafka('reporting-incremental-it', namespace.env);
-    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
-    app = await startService('reporting', ReportingAppModule, testConfig(ReportingConfig, { ...namespace.env }));
+    reporting = await startReporting('reporting_incremental');
+    app = reporting.app;
     projection = app.get(ProjectionRepository);
     db = app.get(DataSource);
   }, 120_000);
 
   afterAll(async () => {
-    await kafka?.close();
-    await app?.close();
-    await dropDatabase?.();
+    await reporting?.close();
   });
 
   /** A history of three members (Berlin then New York; Kolkata; no member state: UTC), each message once, in generation order. */

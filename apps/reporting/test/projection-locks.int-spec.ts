@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { allTopics, type MemberV1 } from '@worktrack/contracts';
-import { ensureTopics, startService } from '@worktrack/platform';
-import { ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
-import { ReportingAppModule } from '../src/app.module';
+import type { MemberV1 } from '@worktrack/contracts';
 import { ProjectionRepository, type Positioned } from '../src/projection/projection.repository';
-import { ReportingConfig } from '../src/reporting.config';
+import { startReporting, type ReportingUnderTest } from './reporting-service';
 
 const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
 
@@ -20,27 +17,21 @@ const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
  * waits for the first to commit and both succeed.
  */
 describe('reporting projection: concurrent calls on the same members (ADR 0018)', () => {
-  let kafka: TestKafka;
   let app: NestFastifyApplication;
   let projection: ProjectionRepository;
   let db: DataSource;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let reporting: ReportingUnderTest | undefined;
   const workspace = randomUUID();
 
   beforeAll(async () => {
-    const namespace = await ownNamespace('reporting_locks');
-    dropDatabase = namespace.drop;
-    kafka = testKafka('reporting-locks-it', namespace.env);
-    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
-    app = await startService('reporting', ReportingAppModule, testConfig(ReportingConfig, { ...namespace.env }));
+    reporting = await startReporting('reporting_locks');
+    app = reporting.app;
     projection = app.get(ProjectionRepository);
     db = app.get(DataSource);
   }, 120_000);
 
   afterAll(async () => {
-    await kafka?.close();
-    await app?.close();
-    await dropDatabase?.();
+    await reporting?.close();
   });
 
   /** Resolves once both parties arrived, or after `ms` (a party that cannot arrive: the other one goes on). */

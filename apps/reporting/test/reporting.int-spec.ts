@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
-  allTopics,
   EventsLinked,
   EventsStored,
   GetReport,
@@ -16,11 +15,10 @@ import {
   type MemberV1,
   type SessionChangedV1,
 } from '@worktrack/contracts';
-import { CommandClient, ensureTopics, startService } from '@worktrack/platform';
-import { MessagePublisher, ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
-import { ReportingAppModule } from '../src/app.module';
+import { CommandClient } from '@worktrack/platform';
+import { MessagePublisher, type TestKafka } from '@worktrack/testing';
 import { ProjectionRepository } from '../src/projection/projection.repository';
-import { ReportingConfig } from '../src/reporting.config';
+import { startReporting, type ReportingUnderTest } from './reporting-service';
 
 /** A partial match inside toEqual (typed). */
 const like = (expected: Record<string, unknown>): unknown => expect.objectContaining(expected) as unknown;
@@ -37,7 +35,7 @@ describe('reporting projection (D-50, ADR 0018)', () => {
   let rpc: CommandClient;
   let publisher: MessagePublisher;
   let app: NestFastifyApplication;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let reporting: ReportingUnderTest | undefined;
   const workspace = randomUUID();
   const memberId = randomUUID();
   const member: MemberV1 = {
@@ -103,11 +101,8 @@ describe('reporting projection (D-50, ADR 0018)', () => {
   });
 
   beforeAll(async () => {
-    const namespace = await ownNamespace('reporting');
-    dropDatabase = namespace.drop;
-    kafka = testKafka('reporting-it', namespace.env);
-    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
-    app = await startService('reporting', ReportingAppModule, testConfig(ReportingConfig, { ...namespace.env }));
+    reporting = await startReporting('reporting');
+    ({ app, kafka } = reporting);
     rpc = new CommandClient(kafka.client, kafka.logger, kafka.metrics, { timeoutMs: 20_000 });
     await rpc.start();
     publisher = new MessagePublisher(kafka.client);
@@ -115,9 +110,7 @@ describe('reporting projection (D-50, ADR 0018)', () => {
 
   afterAll(async () => {
     await rpc?.stop();
-    await kafka?.close();
-    await app?.close();
-    await dropDatabase?.();
+    await reporting?.close();
   });
 
   const settle = async (check: (r: Awaited<ReturnType<typeof report>>) => boolean): Promise<Awaited<ReturnType<typeof report>>> => {

@@ -3,7 +3,6 @@ import { gunzipSync } from 'node:zlib';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import {
-  allTopics,
   EventsLinked,
   EventsStored,
   GetReport,
@@ -17,11 +16,11 @@ import {
   type SessionChangedV1,
   type StoredUsageRefV1,
 } from '@worktrack/contracts';
-import { CommandClient, ensureTopics, startService } from '@worktrack/platform';
-import { MessagePublisher, ownNamespace, testConfig, testKafka, type TestKafka } from '@worktrack/testing';
-import { ReportingAppModule } from '../src/app.module';
+import { CommandClient } from '@worktrack/platform';
+import { MessagePublisher, type TestKafka } from '@worktrack/testing';
 import { ReportingConfig } from '../src/reporting.config';
 import { SummaryCache } from '../src/reports/summary-cache';
+import { startReporting, type ReportingUnderTest } from './reporting-service';
 
 const week = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
 
@@ -43,7 +42,7 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
   let cache: SummaryCache;
   let config: ReportingConfig;
   let db: DataSource;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let reporting: ReportingUnderTest | undefined;
   const workspace = randomUUID();
   const ownerId = randomUUID();
   const memberId = randomUUID();
@@ -174,16 +173,9 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
   const row = (doc: Summary, member: string, day: string) => doc.data.find((r) => r.group.member_id === member && r.group.day === day);
 
   beforeAll(async () => {
-    const namespace = await ownNamespace('reporting_cache');
-    dropDatabase = namespace.drop;
-    kafka = testKafka('reporting-cache-it', namespace.env);
-    await ensureTopics(await kafka.client.admin(), allTopics(), namespace.prefix);
     // Every summary is worth keeping here, however small.
-    app = await startService(
-      'reporting',
-      ReportingAppModule,
-      testConfig(ReportingConfig, { ...namespace.env, REPORT_CACHE_MIN_BYTES: '0' }),
-    );
+    reporting = await startReporting('reporting_cache', { REPORT_CACHE_MIN_BYTES: '0' });
+    ({ app, kafka } = reporting);
     cache = app.get(SummaryCache);
     config = app.get(ReportingConfig);
     db = app.get(DataSource);
@@ -203,9 +195,7 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
 
   afterAll(async () => {
     await rpc?.stop();
-    await kafka?.close();
-    await app?.close();
-    await dropDatabase?.();
+    await reporting?.close();
   });
 
   it("answers a hit with the document a render gives, with the request's own as_of", async () => {
