@@ -222,7 +222,7 @@ describe('reporting projection: incremental buckets equal a recompute from the f
     const memberOf = (p: Message['payload']) => p.memberId;
     await projection.consume(
       messages,
-      async (m: EntityManager, fresh) => {
+      async (m: EntityManager, fresh, consumed) => {
         switch (topic) {
           case 'sessions':
             return projection.sessions(m, fresh as SessionChangedV1[]);
@@ -240,6 +240,7 @@ describe('reporting projection: incremental buckets equal a recompute from the f
                   workspaceId: b.workspaceId,
                   items: b.events,
                 })),
+                consumed,
               ),
             );
           case 'usage':
@@ -251,12 +252,13 @@ describe('reporting projection: incremental buckets equal a recompute from the f
                   workspaceId: b.workspaceId,
                   items: b.usage,
                 })),
+                consumed,
               ),
             );
           case 'links':
-            return hot(projection.eventLinks(m, fresh as Array<Extract<Message, { topic: 'links' }>['payload']>));
+            return hot(projection.eventLinks(m, fresh as Array<Extract<Message, { topic: 'links' }>['payload']>, consumed));
           case 'usageLinks':
-            return hot(projection.usageLinks(m, fresh as Array<Extract<Message, { topic: 'usageLinks' }>['payload']>));
+            return hot(projection.usageLinks(m, fresh as Array<Extract<Message, { topic: 'usageLinks' }>['payload']>, consumed));
         }
       },
       memberOf,

@@ -81,10 +81,11 @@ describe('reporting projection: concurrent calls on the same members (ADR 0018)'
     );
     await projection.consume(
       [at(eventsTopic, 0, { memberId: x, events: events(2, '21') }), at(eventsTopic, 1, { memberId: y, events: events(2, '21') })],
-      (m, fresh) =>
+      (m, fresh, consumed) =>
         projection.events(
           m,
           fresh.map((b) => ({ memberId: b.memberId, workspaceId: workspace, items: b.events })),
+          consumed,
         ),
       (b) => b.memberId,
     );
@@ -111,12 +112,16 @@ describe('reporting projection: concurrent calls on the same members (ADR 0018)'
         ),
         projection.consume(
           stored,
-          async (m, fresh) => {
-            const touched = await projection.events(m, [{ memberId: fresh[0].memberId, workspaceId: workspace, items: fresh[0].events }]);
+          async (m, fresh, consumed) => {
+            const touched = await projection.events(
+              m,
+              [{ memberId: fresh[0].memberId, workspaceId: workspace, items: fresh[0].events }],
+              consumed,
+            );
             await meet();
             return [
               ...touched,
-              ...(await projection.events(m, [{ memberId: fresh[1].memberId, workspaceId: workspace, items: fresh[1].events }])),
+              ...(await projection.events(m, [{ memberId: fresh[1].memberId, workspaceId: workspace, items: fresh[1].events }], consumed)),
             ];
           },
           (b) => b.memberId,
@@ -146,22 +151,26 @@ describe('reporting projection: concurrent calls on the same members (ADR 0018)'
       await Promise.all([
         projection.consume(
           [at(eventsTopic, 2 * round, { memberId: x, events: ofX }), at(eventsTopic, 2 * round + 1, { memberId: y, events: ofY })],
-          async (m, fresh) => {
-            const touched = await projection.events(m, [{ memberId: fresh[0].memberId, workspaceId: workspace, items: fresh[0].events }]);
+          async (m, fresh, consumed) => {
+            const touched = await projection.events(
+              m,
+              [{ memberId: fresh[0].memberId, workspaceId: workspace, items: fresh[0].events }],
+              consumed,
+            );
             await meet();
             return [
               ...touched,
-              ...(await projection.events(m, [{ memberId: fresh[1].memberId, workspaceId: workspace, items: fresh[1].events }])),
+              ...(await projection.events(m, [{ memberId: fresh[1].memberId, workspaceId: workspace, items: fresh[1].events }], consumed)),
             ];
           },
           (b) => b.memberId,
         ),
         projection.consume(
           [at(linksTopic, 2 * round, link(y, ofY)), at(linksTopic, 2 * round + 1, link(x, ofX))],
-          async (m, fresh) => {
-            const touched = await projection.eventLinks(m, [fresh[0]]);
+          async (m, fresh, consumed) => {
+            const touched = await projection.eventLinks(m, [fresh[0]], consumed);
             await meet();
-            return [...touched, ...(await projection.eventLinks(m, [fresh[1]]))];
+            return [...touched, ...(await projection.eventLinks(m, [fresh[1]], consumed))];
           },
           (b) => b.memberId,
         ),

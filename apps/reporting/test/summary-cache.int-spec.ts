@@ -338,6 +338,47 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
     expect(row(ny.doc, memberId, '2026-03-19')).toMatchObject({ tracked_seconds: 3_600 });
   }, 120_000);
 
+  it('keeps the summary over links that change nothing it reads: a stale link, a link before its event; the event then renders anew', async () => {
+    const sessionId = randomUUID();
+    const eventId = randomUUID();
+    const stored = (id: string, occurredAt: string) =>
+      written(() =>
+        publisher.publish(
+          EventsStored,
+          { memberId: ownerId, workspaceId: workspace, events: [{ eventId: id, occurredAt, sourceType: 'ci', eventType: 'b' }] },
+          { key: ownerId },
+        ),
+      );
+    const linked = (id: string, session: string | null, version: number) =>
+      written(() =>
+        publisher.publish(EventsLinked, { memberId: ownerId, links: [{ eventId: id, sessionId: session, version }] }, { key: ownerId }),
+      );
+    await written(() =>
+      publisher.publish(SessionChanged, closed(sessionId, ownerId, '2026-03-06T08:00:00.000Z', '2026-03-06T09:00:00.000Z'), {
+        key: ownerId,
+      }),
+    );
+    await stored(eventId, '2026-03-06T08:30:00.000Z');
+    await linked(eventId, sessionId, 2);
+    const held = await primed();
+    expect(row(held, ownerId, '2026-03-06')).toMatchObject({ linked_event_count: 1, outside_session_event_count: 0 });
+
+    // An older version of the event's link: the projection keeps version 2, and the summary its revision.
+    await linked(eventId, null, 1);
+    const stale = await ask();
+    expect(stale.hit).toBe(true);
+    expect(stale.doc.data).toEqual(held.data);
+
+    // A link of an event not stored yet counts nowhere until its event arrives.
+    const early = randomUUID();
+    await linked(early, sessionId, 1);
+    expect((await ask()).hit).toBe(true);
+    await stored(early, '2026-03-06T08:40:00.000Z');
+    const next = await ask();
+    expect(next.hit).toBe(false);
+    expect(row(next.doc, ownerId, '2026-03-06')).toMatchObject({ linked_event_count: 2, outside_session_event_count: 0 });
+  }, 60_000);
+
   it('never answers from the cache while a visible session is live (D-50: the document follows as_of)', async () => {
     const sessionId = randomUUID();
     await primed();

@@ -205,10 +205,19 @@ export type DeltaGrain = keyof typeof GRAINS;
  * difference empties and upserts the others — disjoint rows, so one
  * statement does both.
  *
+ * The same statement raises the summary revision (ADR 0018) of every
+ * workspace a written row belongs to, in the row of the consumed partition
+ * (parameters `$position`: topic, `$position + 1`: partition): a link names
+ * no workspace, its fact row does, and a row the upsert left alone (a stale
+ * link) or one without a workspace yet (a link before its event, which counts
+ * nowhere) raises nothing.
+ *
  * The caller holds the advisory locks of the rows' members, so no other
- * transaction writes their facts or buckets between the read and the write.
+ * transaction writes their facts or buckets between the read and the write,
+ * and the partition's position row, so no other transaction writes its
+ * revision rows.
  */
-export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: string): string {
+export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: string, position: number): string {
   const s = `"${schema}"`;
   const { id, columns, metrics } = FACTS[fact];
   const cols = columns.join(', ');
@@ -244,6 +253,10 @@ export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: 
               (c.occurred_at AT TIME ZONE COALESCE(z.timezone, 'UTC'))::date AS day,
               COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id
          FROM contrib c LEFT JOIN ${s}.sessions x ON x.session_id = c.session_id LEFT JOIN ${s}.members z ON z.member_id = c.member_id),
-     ${grains.join(',\n     ')}
+     ${grains.join(',\n     ')},
+     revised AS (
+       INSERT INTO ${s}.workspace_revisions AS v (workspace_id, topic, partition)
+       SELECT DISTINCT up.workspace_id, $${position}::text, $${position + 1}::int FROM up WHERE up.workspace_id IS NOT NULL
+       ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = GREATEST(v.revision + 1, EXCLUDED.revision))
      SELECT count(*) AS changed FROM up`;
 }

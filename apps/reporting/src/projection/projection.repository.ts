@@ -33,20 +33,14 @@ export interface MemberLinks<T> {
   links: T[];
 }
 
-/**
- * What a consumed call changed that a summary reads: workspaces named by the messages, and facts whose rows name
- * theirs (a link carries its member, not its workspace).
- */
-export interface Revised {
-  workspaces?: string[];
-  eventIds?: string[];
-  usageIds?: string[];
+/** The partition a consumed call reads. */
+export interface Consumed {
+  topic: string;
+  partition: number;
 }
 
 /** A consumed message: where it was read, and its payload. */
-export interface Positioned<T> {
-  topic: string;
-  partition: number;
+export interface Positioned<T> extends Consumed {
   offset: string;
   payload: T;
 }
@@ -82,14 +76,15 @@ export class ProjectionRepository {
    * facts and buckets are then written by one transaction at a time, whichever
    * topic it consumes.
    *
-   * `revised` names what the fresh messages change that a summary reads; those workspaces' revisions rise in the
-   * same transaction, so a cached summary (ADR 0018) is never served over data it does not hold.
+   * `revised` names the workspaces the fresh messages change what a summary reads of; their revisions rise in the
+   * same transaction, so a cached summary (ADR 0018) is never served over data it does not hold. The hot topics'
+   * statements raise theirs themselves (`factDeltaSql`), from the partition `apply` is given.
    */
   async consume<T>(
     messages: Array<Positioned<T>>,
-    apply: (m: EntityManager, fresh: T[]) => Promise<Touched[]>,
+    apply: (m: EntityManager, fresh: T[], consumed: Consumed) => Promise<Touched[]>,
     memberOf?: (payload: T) => string,
-    revised?: (fresh: T[]) => Revised,
+    revised?: (fresh: T[]) => string[],
   ): Promise<void> {
     if (messages.length === 0) return;
     const { topic, partition } = messages[0];
@@ -109,7 +104,7 @@ export class ProjectionRepository {
       const payloads = fresh.map((x) => x.payload);
       const locked = new Set<string>();
       if (memberOf) await this.lockMembers(m, payloads.map(memberOf), locked);
-      const touched = await apply(m, payloads);
+      const touched = await apply(m, payloads, { topic, partition });
       await this.recompute(m, touched, locked);
       if (revised) await this.revise(m, topic, partition, revised(payloads));
       const last = fresh.reduce((a, x) => (BigInt(x.offset) > a ? BigInt(x.offset) : a), 0n);
@@ -122,27 +117,18 @@ export class ProjectionRepository {
   }
 
   /**
-   * Raises the revision of every workspace in `r` for the consumed partition (one statement) to the next one or the
-   * clock's, whichever is later (the migration's default). A workspace's revision is the count and sum of its
-   * partitions' rows, so each call writes only rows of its own partition, whose position it already holds: calls of
-   * other partitions never wait on them.
+   * Raises the revision of every workspace in `workspaces` for the consumed partition (one statement) to the next
+   * one or the clock's, whichever is later (the migration's default). A workspace's revision is the count and sum of
+   * its partitions' rows, so each call writes only rows of its own partition, whose position it already holds: calls
+   * of other partitions never wait on them.
    */
-  private async revise(m: EntityManager, topic: string, partition: number, r: Revised): Promise<void> {
-    const [workspaces, events, usage] = [r.workspaces ?? [], r.eventIds ?? [], r.usageIds ?? []];
-    if (workspaces.length + events.length + usage.length === 0) return;
-    // The workspaces named by the messages (the hot topics' case) need no read; links name theirs through their facts.
-    const named = events.length + usage.length === 0;
+  private async revise(m: EntityManager, topic: string, partition: number, workspaces: string[]): Promise<void> {
+    if (workspaces.length === 0) return;
     await m.query(
       `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id, topic, partition)
-       SELECT DISTINCT w, $1, $2::int FROM (${
-         named
-           ? 'SELECT unnest($3::uuid[]) AS w'
-           : `SELECT workspace_id AS w FROM ${this.s}.events WHERE event_id = ANY($3::uuid[])
-              UNION ALL SELECT workspace_id FROM ${this.s}.usage WHERE usage_id = ANY($4::uuid[])`
-       }) x
-       WHERE w IS NOT NULL ORDER BY w
+       SELECT DISTINCT w, $1, $2::int FROM unnest($3::uuid[]) AS w ORDER BY w
        ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
-      named ? [topic, partition, workspaces] : [topic, partition, events, usage],
+      [topic, partition, workspaces],
     );
   }
 
@@ -311,7 +297,7 @@ export class ProjectionRepository {
    * buckets (`factDeltaSql`); the batches of one consumed call in one statement. An event held twice in the call
    * is written once, as the later message leaves it.
    */
-  async events(m: EntityManager, batches: Array<MemberBatch<StoredEventRefV1>>): Promise<Touched[]> {
+  async events(m: EntityManager, batches: Array<MemberBatch<StoredEventRefV1>>, consumed: Consumed): Promise<Touched[]> {
     const byId = new Map<string, { b: MemberBatch<StoredEventRefV1>; e: StoredEventRefV1 }>();
     for (const b of batches)
       for (const e of b.items) {
@@ -323,7 +309,7 @@ export class ProjectionRepository {
       }
     const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await this.applyDelta(m, 'eventsStored', [
+    await this.applyDelta(m, 'eventsStored', consumed, [
       rows.map((r) => r.e.eventId),
       rows.map((r) => r.b.workspaceId),
       rows.map((r) => r.b.memberId),
@@ -342,10 +328,12 @@ export class ProjectionRepository {
   async eventLinks(
     m: EntityManager,
     batches: Array<MemberLinks<{ eventId: string; sessionId: string | null; version: number }>>,
+    consumed: Consumed,
   ): Promise<Touched[]> {
     return this.applyLinks(
       m,
       'eventsLinked',
+      consumed,
       newestLinks(batches, (l) => l.eventId),
       (l) => l.eventId,
     );
@@ -356,12 +344,12 @@ export class ProjectionRepository {
    * buckets (`factDeltaSql`); the batches of one consumed call in one statement. A record held twice in the call
    * is written once, as the later message leaves it.
    */
-  async usage(m: EntityManager, batches: Array<MemberBatch<StoredUsageRefV1>>): Promise<Touched[]> {
+  async usage(m: EntityManager, batches: Array<MemberBatch<StoredUsageRefV1>>, consumed: Consumed): Promise<Touched[]> {
     const byId = new Map<string, { b: MemberBatch<StoredUsageRefV1>; u: StoredUsageRefV1 }>();
     for (const b of batches) for (const u of b.items) byId.set(u.usageId, { b, u });
     const rows = [...byId.values()];
     if (rows.length === 0) return [];
-    await this.applyDelta(m, 'usageStored', [
+    await this.applyDelta(m, 'usageStored', consumed, [
       rows.map((r) => r.u.usageId),
       rows.map((r) => r.b.workspaceId),
       rows.map((r) => r.b.memberId),
@@ -381,29 +369,32 @@ export class ProjectionRepository {
   async usageLinks(
     m: EntityManager,
     batches: Array<MemberLinks<{ usageId: string; sessionId: string | null; version: number }>>,
+    consumed: Consumed,
   ): Promise<Touched[]> {
     return this.applyLinks(
       m,
       'usageLinked',
+      consumed,
       newestLinks(batches, (l) => l.usageId),
       (l) => l.usageId,
     );
   }
 
-  /** Runs a hot topic's statement: the facts and the buckets' differences in one. */
-  private async applyDelta(m: EntityManager, name: HotStatement, params: unknown[]): Promise<void> {
-    await m.query(this.hot[name], params);
+  /** Runs a hot topic's statement: the facts, the buckets' differences and the revisions in one. */
+  private async applyDelta(m: EntityManager, name: HotStatement, consumed: Consumed, params: unknown[]): Promise<void> {
+    await m.query(this.hot[name], [...params, consumed.topic, consumed.partition]);
   }
 
   /** Runs a links statement (its parameters: fact ids, member ids, session ids, versions). */
   private async applyLinks<L extends { memberId: string; sessionId: string | null; version: number }>(
     m: EntityManager,
     name: 'eventsLinked' | 'usageLinked',
+    consumed: Consumed,
     links: L[],
     idOf: (link: L) => string,
   ): Promise<Touched[]> {
     if (links.length === 0) return [];
-    await this.applyDelta(m, name, [
+    await this.applyDelta(m, name, consumed, [
       links.map(idOf),
       links.map((l) => l.memberId),
       links.map((l) => l.sessionId),
@@ -487,7 +478,7 @@ function newestLinks<L extends { sessionId: string | null; version: number }>(
   return [...byId.values()];
 }
 
-/** The statements of the hot topics, by name. */
+/** The statements of the hot topics, by name; each takes the consumed topic and partition after its input's parameters. */
 type HotStatement = 'eventsStored' | 'eventsLinked' | 'usageStored' | 'usageLinked';
 
 function hotStatements(schema: string): Record<HotStatement, string> {
@@ -501,6 +492,7 @@ function hotStatements(schema: string): Record<HotStatement, string> {
        SELECT id, ws, mem, oc, st, et FROM input
        ON CONFLICT (event_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at,
          source_type = COALESCE(EXCLUDED.source_type, events.source_type), event_type = COALESCE(EXCLUDED.event_type, events.event_type)`,
+      7,
     ),
     eventsLinked: factDeltaSql(
       schema,
@@ -510,6 +502,7 @@ function hotStatements(schema: string): Record<HotStatement, string> {
        SELECT id, mem, sid, v FROM input
        ON CONFLICT (event_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
         WHERE events.link_version < EXCLUDED.link_version`,
+      5,
     ),
     usageStored: factDeltaSql(
       schema,
@@ -521,6 +514,7 @@ function hotStatements(schema: string): Record<HotStatement, string> {
        ON CONFLICT (usage_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, occurred_at = EXCLUDED.occurred_at, cost = EXCLUDED.cost,
          input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, own_session = EXCLUDED.own_session,
          session_id = CASE WHEN EXCLUDED.own_session THEN EXCLUDED.session_id ELSE usage.session_id END`,
+      9,
     ),
     usageLinked: factDeltaSql(
       schema,
@@ -530,6 +524,7 @@ function hotStatements(schema: string): Record<HotStatement, string> {
        SELECT id, mem, sid, v FROM input
        ON CONFLICT (usage_id) DO UPDATE SET session_id = EXCLUDED.session_id, link_version = EXCLUDED.link_version
         WHERE usage.link_version < EXCLUDED.link_version AND NOT usage.own_session`,
+      5,
     ),
   };
 }

@@ -11,10 +11,10 @@ import type {
   PayloadOf,
 } from '@worktrack/contracts';
 import type { ContractContext } from '@worktrack/platform';
-import { ProjectionRepository, type Positioned, type Revised, type Touched } from './projection.repository';
+import { ProjectionRepository, type Positioned, type Touched } from './projection.repository';
 
 /** The workspaces the payloads name (each raises its summary revision). */
-const workspacesOf = <T extends { workspaceId: string }>(fresh: T[]): Revised => ({ workspaces: fresh.map((p) => p.workspaceId) });
+const workspacesOf = <T extends { workspaceId: string }>(fresh: T[]): string[] => fresh.map((p) => p.workspaceId);
 
 /** The payloads of a call with their positions (one partition, offset order). */
 const positioned = <T>(payloads: T[], ctx: ContractContext): Array<Positioned<T>> =>
@@ -42,44 +42,42 @@ export class ProjectionService {
   events(batches: Array<PayloadOf<typeof EventsStored>>, ctx: ContractContext): Promise<void> {
     return this.projection.consume(
       positioned(batches, ctx),
-      (m, fresh) =>
+      (m, fresh, consumed) =>
         this.projection.events(
           m,
           fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.events })),
+          consumed,
         ),
       (b) => b.memberId,
-      workspacesOf,
     );
   }
 
   eventLinks(batches: Array<PayloadOf<typeof EventsLinked>>, ctx: ContractContext): Promise<void> {
     return this.projection.consume(
       positioned(batches, ctx),
-      (m, fresh) => this.projection.eventLinks(m, fresh),
+      (m, fresh, consumed) => this.projection.eventLinks(m, fresh, consumed),
       (b) => b.memberId,
-      (fresh) => ({ eventIds: fresh.flatMap((b) => b.links.map((l) => l.eventId)) }),
     );
   }
 
   usageLinks(batches: Array<PayloadOf<typeof UsageLinked>>, ctx: ContractContext): Promise<void> {
     return this.projection.consume(
       positioned(batches, ctx),
-      (m, fresh) => this.projection.usageLinks(m, fresh),
+      (m, fresh, consumed) => this.projection.usageLinks(m, fresh, consumed),
       (b) => b.memberId,
-      (fresh) => ({ usageIds: fresh.flatMap((b) => b.links.map((l) => l.usageId)) }),
     );
   }
 
   usage(batches: Array<PayloadOf<typeof UsageStored>>, ctx: ContractContext): Promise<void> {
     return this.projection.consume(
       positioned(batches, ctx),
-      (m, fresh) =>
+      (m, fresh, consumed) =>
         this.projection.usage(
           m,
           fresh.map((b) => ({ memberId: b.memberId, workspaceId: b.workspaceId, items: b.usage })),
+          consumed,
         ),
       (b) => b.memberId,
-      workspacesOf,
     );
   }
 
