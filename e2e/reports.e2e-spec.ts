@@ -122,7 +122,9 @@ describe('reports, end to end', () => {
   });
 
   const FIXTURE = 'from=2026-03-28&to=2026-11-01&group_by=day';
-  const settled = (s: Summary): boolean => s.meta.totals.linked_event_count === 3 && s.meta.totals.outside_session_event_count === 1;
+  /** Every fixture write projected: the links (D-31) and the usage record arrive on their own topics, after the sessions. */
+  const settled = (s: Summary): boolean =>
+    s.meta.totals.linked_event_count === 3 && s.meta.totals.outside_session_event_count === 1 && s.meta.totals.usage_cost === '0.5';
 
   it('equals the hand-computed totals in Europe/Berlin (D-50: split at midnight, DST days, overlaps summed, relinked event)', async () => {
     const s = await eventually(owner.token, `${FIXTURE}&tz=Europe/Berlin&member_id=${owner.memberId}`, settled);

@@ -9,7 +9,7 @@ import type {
   StoredUsageRefV1,
 } from '@worktrack/contracts';
 import { schemaOf } from '@worktrack/platform';
-import { clearSql, factDeltaSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
+import { clearSql, factDeltaSql, raiseRevisionsSql, recomputeSql, rollUpWeeksSql, type Grain } from './buckets-sql';
 import { pausesOf, type StoredChange } from './pauses';
 
 /** A member's time range whose buckets must be computed again. */
@@ -59,10 +59,14 @@ export class ProjectionRepository {
   /** The hot topics' statements (`factDeltaSql`), built once. */
   private readonly hot: Record<HotStatement, string>;
 
+  /** The revisions of the workspaces a call's messages name (`revise`), built once. */
+  private readonly raiseRevisions: string;
+
   constructor(private readonly dataSource: DataSource) {
     this.schema = schemaOf(dataSource);
     this.s = `"${this.schema}"`;
     this.hot = hotStatements(this.schema);
+    this.raiseRevisions = raiseRevisionsSql(this.schema, 'SELECT unnest($3::uuid[]) AS workspace_id', 1);
   }
 
   /**
@@ -116,20 +120,9 @@ export class ProjectionRepository {
     });
   }
 
-  /**
-   * Raises the revision of every workspace in `workspaces` for the consumed partition (one statement) to the next
-   * one or the clock's, whichever is later (the migration's default). A workspace's revision is the count and sum of
-   * its partitions' rows, so each call writes only rows of its own partition, whose position it already holds: calls
-   * of other partitions never wait on them.
-   */
+  /** Raises the revision of every workspace in `workspaces` for the consumed partition (`raiseRevisionsSql`). */
   private async revise(m: EntityManager, topic: string, partition: number, workspaces: string[]): Promise<void> {
-    if (workspaces.length === 0) return;
-    await m.query(
-      `INSERT INTO ${this.s}.workspace_revisions AS r (workspace_id, topic, partition)
-       SELECT DISTINCT w, $1, $2::int FROM unnest($3::uuid[]) AS w ORDER BY w
-       ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = GREATEST(r.revision + 1, EXCLUDED.revision)`,
-      [topic, partition, workspaces],
-    );
+    if (workspaces.length > 0) await m.query(this.raiseRevisions, [topic, partition, workspaces]);
   }
 
   /**
