@@ -89,6 +89,7 @@ function cwdOf(pid: string): string | undefined {
 export class CpuSampler {
   private readonly root = repoRoot();
   private databasePids = new Set<number>();
+  private readonly observers = new Set<number>();
 
   /**
    * @param appPids app name → pid of the processes the bench started itself
@@ -115,10 +116,20 @@ export class CpuSampler {
     return undefined;
   }
 
+  /**
+   * Leaves a Postgres backend out of every window: the bench's own connection
+   * that watches the stack catch up. Its queries (a count over a table that
+   * grows run after run) are the bench's cost, not the stack's.
+   */
+  async excludeObserver(client: Client): Promise<void> {
+    const rows = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    this.observers.add(rows.rows[0].pid);
+  }
+
   snapshot(): Map<string, ProcInfo> {
     const out = new Map<string, ProcInfo>();
     for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+      if (!/^\d+$/.test(pid) || Number(pid) === process.pid || this.observers.has(Number(pid))) continue;
       const p = readProc(pid);
       if (!p) continue;
       const group = this.group(pid, p);

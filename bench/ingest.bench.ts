@@ -269,6 +269,7 @@ async function main(): Promise<void> {
     const projectionAtStart = REPORTING && reportingPid ? await projectionTicks(db, reportingPid) : undefined;
     const loadBefore = loadavg();
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
+    await sampler.excludeObserver(db);
     const cpuWindow = await sampler.start();
     probe?.start();
     const result = await driveIngest(base, tokens, CONNECTIONS, SECONDS).done;

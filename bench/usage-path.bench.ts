@@ -148,20 +148,21 @@ async function main(): Promise<void> {
   }
   let seq = 0;
   const outboxPayload = async (messageType: string): Promise<string> => {
-    // As the relay reads the row and produces it (JSON.stringify of the jsonb pg parsed).
-    const rows = await ingestionPool.query<{ id: string; payload: object }>(
+    // As the relay reads the row and produces it (the jsonb's text as Postgres writes it).
+    const rows = await ingestionPool.query<{ id: string; payload: string }>(
       // eslint-disable-next-line no-restricted-syntax -- the bench takes the queued row as the relay does, to measure that hop
-      `DELETE FROM ingestion.outbox WHERE id = (SELECT max(id) FROM ingestion.outbox WHERE type = $1) RETURNING id, payload`,
+      `DELETE FROM ingestion.outbox WHERE id = (SELECT max(id) FROM ingestion.outbox WHERE type = $1) RETURNING id, payload::text AS payload`,
       [messageType],
     );
-    return JSON.stringify(rows.rows[0].payload);
+    return rows.rows[0].payload;
   };
   const correlationOutbox = async (messageType: string): Promise<string[]> => {
-    // eslint-disable-next-line no-restricted-syntax -- the bench takes the queued rows as the relay does, to measure that hop
-    const rows = await correlationPool.query<{ payload: object }>(`DELETE FROM correlation.outbox WHERE type = $1 RETURNING payload`, [
-      messageType,
-    ]);
-    return rows.rows.map((r) => JSON.stringify(r.payload));
+    const rows = await correlationPool.query<{ payload: string }>(
+      // eslint-disable-next-line no-restricted-syntax -- the bench takes the queued rows as the relay does, to measure that hop
+      `DELETE FROM correlation.outbox WHERE type = $1 RETURNING payload::text AS payload`,
+      [messageType],
+    );
+    return rows.rows.map((r) => r.payload);
   };
 
   const one = async (kind: 'events' | 'usage'): Promise<void> => {

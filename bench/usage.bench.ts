@@ -126,6 +126,7 @@ async function main(): Promise<void> {
     );
 
     const sampler = new CpuSampler(new Map(started.map((p) => [p.child.pid ?? -1, p.app])), databaseUrl());
+    await sampler.excludeObserver(db);
     const phase = async (path: string, body: (seq: number) => string, table: string, seconds = SECONDS): Promise<Phase> => {
       const cpuWindow = await sampler.start();
       const result = await drivePosts({ url: `${base}${path}`, tokens, connections: CONNECTIONS, seconds, body, rate: RATE }).done;

@@ -6,7 +6,7 @@ import { createLogger, createServiceDataSource, ensureTopics, KafkaClient, Metri
 import { enqueue } from '../src/outbox/outbox';
 import { takeOutboxViolations } from '../src/outbox/outbox-check';
 import { OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox-relay';
-import { addOutboxTraceparent, createOutboxTable, dropOutboxTable } from '../src/outbox/outbox-table';
+import { addOutboxTraceparent, compressOutboxPayloads, createOutboxTable, dropOutboxTable } from '../src/outbox/outbox-table';
 import { eventually, platformTestClient } from './helpers';
 
 class TickV1 {
@@ -20,12 +20,13 @@ const tag = randomUUID().slice(0, 6);
 const prefix = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}ob${tag}.`;
 const schema = `outbox_test_${tag}`;
 
-/** What a service's own migrations do: create the outbox in its schema, with the trace context column. */
+/** What a service's own migrations do: create the outbox in its schema, with the trace context column, its payloads compressed with lz4. */
 class OutboxTest1763750000100 implements MigrationInterface {
   name = 'OutboxTest1763750000100';
   async up(queryRunner: QueryRunner): Promise<void> {
     await createOutboxTable(queryRunner, schema);
     await addOutboxTraceparent(queryRunner, schema);
+    await compressOutboxPayloads(queryRunner, schema);
   }
   down(queryRunner: QueryRunner): Promise<void> {
     return dropOutboxTable(queryRunner, schema);
@@ -35,6 +36,7 @@ class OutboxTest1763750000100 implements MigrationInterface {
 interface Received {
   key: string;
   seq: number;
+  memberId: string;
   messageId: string;
   requestId?: string;
   type: string;
@@ -121,6 +123,7 @@ async function startReader(kafka: KafkaClient, topicPrefix: string, into: Receiv
       into.push({
         key: message.key?.toString('utf8') ?? '',
         seq: payload.seq,
+        memberId: payload.memberId,
         messageId: headers[Header.messageId] ?? '',
         requestId: headers[Header.requestId],
         type: headers[Header.type] ?? '',
@@ -218,6 +221,7 @@ describe('transactional outbox', () => {
       expect(received.find((m) => m.messageId === messageId)).toEqual({
         key: keys[0],
         seq: 0,
+        memberId: keys[0],
         messageId,
         requestId: `req-${tag}`,
         type: 'test.outbox',
@@ -250,6 +254,30 @@ describe('transactional outbox', () => {
       for (const key of keys) expect(seqsOf(key)).toEqual(range(1, 30));
       await outboxDrained();
       expect(await metricValue(metrics, 'worktrack_outbox_published_total')).toBe(90);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("compresses a large payload with lz4 and relays the payload's text as the row holds it", async () => {
+    const key = `z-${tag}`;
+    // 40 KB that compresses, as a batch's stored message does: the row's payload is TOASTed.
+    const memberId = Array.from({ length: 1_000 }, (_, i) => `member-${i}-${tag}`)
+      .join(',')
+      .padEnd(40_000, '.');
+    await db.transaction((manager) => enqueue(manager, Tick, { memberId, seq: 1 }, { key }));
+    const stored = await db.query<Array<{ method: string | null; bytes: number }>>(
+      `SELECT pg_column_compression(payload) AS method, pg_column_size(payload) AS bytes FROM "${schema}".outbox WHERE key = $1`,
+      [key],
+    );
+    expect(stored).toEqual([{ method: 'lz4', bytes: expect.any(Number) as number }]);
+    expect(stored[0].bytes).toBeLessThan(20_000);
+    const r = relay(await dataSource('z'), client('relay-z'), new Metrics('outbox-z'), { pollIntervalMs: 50 });
+    r.start();
+    try {
+      await eventually(() => seqsOf(key).length === 1, 'the large row published');
+      expect(received.find((m) => m.key === key)?.memberId).toBe(memberId);
+      await outboxDrained();
     } finally {
       await r.stop();
     }

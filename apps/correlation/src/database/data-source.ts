@@ -8,6 +8,7 @@ import { CorrelationOutboxFromContract1764020000000 } from './migrations/1764020
 import { CorrelationUsage1764200000001 } from './migrations/1764200000001-CorrelationUsage';
 import { CorrelationOutboxTraceparent1767000000002 } from './migrations/1767000000002-CorrelationOutboxTraceparent';
 import { CorrelationLinksTraceparent1767000000005 } from './migrations/1767000000005-CorrelationLinksTraceparent';
+import { CorrelationOutboxLz41767100000003 } from './migrations/1767100000003-CorrelationOutboxLz4';
 
 /** The correlation service owns exactly this Postgres schema. */
 export const correlationDatabase = {
@@ -22,5 +23,6 @@ export const correlationDatabase = {
     CorrelationUsage1764200000001,
     CorrelationOutboxTraceparent1767000000002,
     CorrelationLinksTraceparent1767000000005,
+    CorrelationOutboxLz41767100000003,
   ],
 };

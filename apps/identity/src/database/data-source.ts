@@ -17,6 +17,7 @@ import { IdentityPeopleAccess1764300000000 } from './migrations/1764300000000-Id
 import { IdentityTokenStates1766000000000 } from './migrations/1766000000000-IdentityTokenStates';
 import { IdentityOidcFlows1766500000000 } from './migrations/1766500000000-IdentityOidcFlows';
 import { IdentityOutboxTraceparent1767000000000 } from './migrations/1767000000000-IdentityOutboxTraceparent';
+import { IdentityOutboxLz41767100000000 } from './migrations/1767100000000-IdentityOutboxLz4';
 
 /** The identity service owns exactly this Postgres schema. */
 export const identityDatabase = {
@@ -43,5 +44,6 @@ export const identityDatabase = {
     IdentityTokenStates1766000000000,
     IdentityOidcFlows1766500000000,
     IdentityOutboxTraceparent1767000000000,
+    IdentityOutboxLz41767100000000,
   ],
 };

@@ -6,6 +6,7 @@ import { IngestionLinkVersion1763810000001 } from './migrations/1763810000001-In
 import { IngestionLinkAudit1764100000000 } from './migrations/1764100000000-IngestionLinkAudit';
 import { IngestionUsage1764200000000 } from './migrations/1764200000000-IngestionUsage';
 import { IngestionOutboxTraceparent1767000000004 } from './migrations/1767000000004-IngestionOutboxTraceparent';
+import { IngestionOutboxLz41767100000004 } from './migrations/1767100000004-IngestionOutboxLz4';
 import { ModelPriceEntity } from '../usage/entities/model-price.entity';
 import { UsageRecordEntity } from '../usage/entities/usage-record.entity';
 
@@ -20,5 +21,6 @@ export const ingestionDatabase = {
     IngestionLinkAudit1764100000000,
     IngestionUsage1764200000000,
     IngestionOutboxTraceparent1767000000004,
+    IngestionOutboxLz41767100000004,
   ],
 };

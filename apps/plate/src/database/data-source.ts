@@ -6,6 +6,7 @@ import { PlateTables1763800000000 } from './migrations/1763800000000-PlateTables
 import { PlateMemberVersions1764000000001 } from './migrations/1764000000001-PlateMemberVersions';
 import { PlateOutbox1764900000000 } from './migrations/1764900000000-PlateOutbox';
 import { PlateOutboxTraceparent1767000000001 } from './migrations/1767000000001-PlateOutboxTraceparent';
+import { PlateOutboxLz41767100000001 } from './migrations/1767100000001-PlateOutboxLz4';
 
 /** The plate service owns exactly this Postgres schema. */
 export const plateDatabase = {
@@ -17,5 +18,6 @@ export const plateDatabase = {
     PlateMemberVersions1764000000001,
     PlateOutbox1764900000000,
     PlateOutboxTraceparent1767000000001,
+    PlateOutboxLz41767100000001,
   ],
 };

@@ -30,8 +30,12 @@ interface OutboxRow {
   version: number;
   messageId: string;
   requestId: string | null;
-  /** The validated contract payload, as it will travel. */
-  payload: Record<string, unknown>;
+  /**
+   * The contract payload's JSON text, as it travels: Postgres writes the
+   * jsonb out as text and the relay produces that text as it is, with no
+   * parse and re-serialisation in between.
+   */
+  payload: string;
   /** The writer's W3C trace context, relayed as the message's `traceparent` (NULL: written outside a trace). */
   traceparent: string | null;
 }
@@ -143,7 +147,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // Plain SQL on the relay's connection, no query builder per read (ADR 0012
     // decision 2): the relay reads whenever it wakes, in every app.
     const table = outboxTable(schema);
-    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload, traceparent
+    this.selectSql = `SELECT id, topic, key, type, version, message_id AS "messageId", request_id AS "requestId", payload::text AS payload, traceparent
        FROM ${table} ORDER BY id ASC LIMIT $1`;
     this.deleteSql = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.logger = logger.child({ component: 'outbox-relay' });
@@ -323,7 +327,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private verify(rows: OutboxRow[]): void {
     for (const row of rows) {
-      const reason = outboxRowViolation(row);
+      const reason = outboxRowViolation({ ...row, payload: JSON.parse(row.payload) as unknown });
       if (reason === undefined) continue;
       recordOutboxViolation({ topic: row.topic, type: row.type, version: row.version, messageId: row.messageId, reason });
       this.logger.error(
@@ -383,10 +387,10 @@ interface NotifyingClient {
   removeListener(event: 'notification' | 'error' | 'end', listener: () => void): unknown;
 }
 
-/** The message as its contract's headers describe it (`contractHeaders`), the payload as validated at `enqueue`. */
+/** The message as its contract's headers describe it (`contractHeaders`), the payload's text as the row holds it. */
 const toKafkaMessage = (row: OutboxRow): Message => ({
   key: row.key,
-  value: JSON.stringify(row.payload),
+  value: row.payload,
   headers: contractHeaders(row, { ...row, traceparent: row.traceparent ?? null }),
 });
 

@@ -35,6 +35,28 @@ export async function dropOutboxTable(queryRunner: QueryRunner, schema: string):
   await queryRunner.query(`DROP TABLE ${outboxTable(schema)}`);
 }
 
+/**
+ * Compresses the outbox's payloads with lz4 instead of pglz, Postgres's
+ * default: a payload of more than about 2 KB (a batch's stored message) is
+ * compressed as it is written and decompressed as the relay reads it, and
+ * pglz costs the database two to three times lz4's CPU for about the same
+ * size (docs/benchmarks.md, session 18). A server built without lz4 keeps
+ * pglz. Each service's own migration calls it.
+ */
+export async function compressOutboxPayloads(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(
+    `DO $$ BEGIN
+       ALTER TABLE ${outboxTable(schema)} ALTER COLUMN "payload" SET COMPRESSION lz4;
+     EXCEPTION WHEN feature_not_supported THEN
+       RAISE NOTICE 'lz4 is not available: outbox payloads stay compressed with pglz';
+     END $$`,
+  );
+}
+
+export async function uncompressOutboxPayloads(queryRunner: QueryRunner, schema: string): Promise<void> {
+  await queryRunner.query(`ALTER TABLE ${outboxTable(schema)} ALTER COLUMN "payload" SET COMPRESSION default`);
+}
+
 /** The schema's outbox table, quoted. */
 export const outboxTable = (schema: string): string => `"${schema.replace(/"/g, '""')}".outbox`;
 
