@@ -16,6 +16,7 @@ import type { AppConfig } from '../config/base.config';
 import { DomainError } from '../errors/domain-error';
 import type { AppLogger } from '../logging/logger';
 import { PrivateGroupJanitor } from './group-janitor';
+import { useNativeCrc32c } from './kafkajs-crc32c';
 import { patchKafkajsRequestQueue } from './kafkajs-request-queue';
 import { PeriodicCommits } from './periodic-commits';
 
@@ -54,6 +55,8 @@ export class MessageTooLargeError extends DomainError {
 
 // Kafkajs' request queues otherwise wake the event loop every millisecond (see the module).
 patchKafkajsRequestQueue();
+// Kafkajs otherwise checksums every record batch it produces in JavaScript (see the module).
+useNativeCrc32c();
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
