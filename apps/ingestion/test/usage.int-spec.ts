@@ -167,6 +167,34 @@ describe('ingestion: usage records', () => {
     ]);
   });
 
+  it("keeps a record's link update on its page, so no index of the table gets a new entry (ADR 0017)", async () => {
+    const actor = actorOf();
+    // A batch of the API's limit, with attributes of about a kilobyte: its rows fill pages.
+    const usage = Array.from({ length: 100 }, (_, i) =>
+      record({ occurredAt: `2026-11-20T11:${String(i % 60).padStart(2, '0')}:00.000Z`, attributes: { step: i, note: 'x'.repeat(1_000) } }),
+    );
+    const { usageIds } = await rpc.send(IngestUsage, { actor, receivedAt: new Date().toISOString(), usage }, { key: actor.memberId });
+    const db = app.get(DataSource);
+    const table = `"${schemaOf(db)}"."usage_records"`;
+    const pages = async (): Promise<Map<string, { page: string; linked: boolean }>> => {
+      const rows = await db.query<Array<{ id: string; ctid: string; linked: boolean }>>(
+        `SELECT id, ctid::text AS ctid, session_id IS NOT NULL AS linked FROM ${table} WHERE member_id = $1`,
+        [actor.memberId],
+      );
+      return new Map(rows.map((r) => [r.id, { page: r.ctid.replace(/^\((\d+),\d+\)$/, '$1'), linked: r.linked }]));
+    };
+    const before = await pages();
+    expect(new Set([...before.values()].map((r) => r.page)).size).toBeGreaterThan(10);
+    await new MessagePublisher(kafka.client).publish(
+      UsageLinked,
+      { memberId: actor.memberId, links: usageIds.map((usageId) => ({ usageId, sessionId: randomUUID(), version: 1 })) },
+      { key: actor.memberId },
+    );
+    await eventually(async () => [...(await pages()).values()].every((r) => r.linked), 'every link applied');
+    const after = await pages();
+    for (const id of usageIds) expect([id, after.get(id)?.page]).toEqual([id, before.get(id)?.page]);
+  });
+
   it('computes costs from the price list in force when another replica replaced the one held here (D-47)', async () => {
     const actor = actorOf();
     const send = (usage: UsageInputV1[]) =>

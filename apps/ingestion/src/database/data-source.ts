@@ -7,6 +7,7 @@ import { IngestionLinkAudit1764100000000 } from './migrations/1764100000000-Inge
 import { IngestionUsage1764200000000 } from './migrations/1764200000000-IngestionUsage';
 import { IngestionOutboxTraceparent1767000000004 } from './migrations/1767000000004-IngestionOutboxTraceparent';
 import { IngestionOutboxLz41767100000004 } from './migrations/1767100000004-IngestionOutboxLz4';
+import { IngestionUsageFillfactor1767100000005 } from './migrations/1767100000005-IngestionUsageFillfactor';
 import { ModelPriceEntity } from '../usage/entities/model-price.entity';
 import { UsageRecordEntity } from '../usage/entities/usage-record.entity';
 
@@ -22,5 +23,6 @@ export const ingestionDatabase = {
     IngestionUsage1764200000000,
     IngestionOutboxTraceparent1767000000004,
     IngestionOutboxLz41767100000004,
+    IngestionUsageFillfactor1767100000005,
   ],
 };
