@@ -53,7 +53,8 @@ export async function compressOutboxPayloads(queryRunner: QueryRunner, schema: s
   );
 }
 
-export async function uncompressOutboxPayloads(queryRunner: QueryRunner, schema: string): Promise<void> {
+/** Back to the server's default compression (`default_toast_compression`) for the outbox's payloads. */
+export async function restoreOutboxCompression(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(`ALTER TABLE ${outboxTable(schema)} ALTER COLUMN "payload" SET COMPRESSION default`);
 }
 

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { compressOutboxPayloads, uncompressOutboxPayloads } from '@worktrack/platform';
+import { compressOutboxPayloads, restoreOutboxCompression } from '@worktrack/platform';
 
 /** The outbox's payloads are compressed with lz4 (cheaper for the database than pglz). */
 export class IdentityOutboxLz41767100000000 implements MigrationInterface {
@@ -10,6 +10,6 @@ export class IdentityOutboxLz41767100000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await uncompressOutboxPayloads(q, 'identity');
+    await restoreOutboxCompression(q, 'identity');
   }
 }

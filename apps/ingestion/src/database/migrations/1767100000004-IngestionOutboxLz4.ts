@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { compressOutboxPayloads, uncompressOutboxPayloads } from '@worktrack/platform';
+import { compressOutboxPayloads, restoreOutboxCompression } from '@worktrack/platform';
 
 /** The outbox's payloads are compressed with lz4 (cheaper for the database than pglz). */
 export class IngestionOutboxLz41767100000004 implements MigrationInterface {
@@ -10,6 +10,6 @@ export class IngestionOutboxLz41767100000004 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await uncompressOutboxPayloads(q, 'ingestion');
+    await restoreOutboxCompression(q, 'ingestion');
   }
 }
