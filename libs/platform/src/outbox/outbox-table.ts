@@ -38,10 +38,10 @@ export async function dropOutboxTable(queryRunner: QueryRunner, schema: string):
 /**
  * Compresses the outbox's payloads with lz4 instead of pglz, Postgres's
  * default: a payload of more than about 2 KB (a batch's stored message) is
- * compressed as it is written and decompressed as the relay reads it, and
- * pglz costs the database two to three times lz4's CPU for about the same
- * size (docs/benchmarks.md, session 18). A server built without lz4 keeps
- * pglz. Each service's own migration calls it.
+ * compressed as it is written and decompressed as the relay reads it; with
+ * lz4 the insert of such a row costs the database a third to a half less CPU
+ * than with pglz, for about the same size (ADR 0012, decision 29). A server
+ * built without lz4 keeps pglz. Each service's own migration calls it.
  */
 export async function compressOutboxPayloads(queryRunner: QueryRunner, schema: string): Promise<void> {
   await queryRunner.query(
