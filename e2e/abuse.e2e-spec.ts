@@ -429,7 +429,7 @@ describe('hostile and odd input end to end', () => {
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-        child.once('exit', (code) => resolve({ code, out }));
+        child.once('close', (code) => resolve({ code, out }));
       });
     const results = await Promise.all([0, 1, 2].map(admin));
     for (const r of results) {

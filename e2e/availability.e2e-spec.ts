@@ -329,7 +329,7 @@ describe('a consumer that crashed for good', () => {
     });
     child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     const url = `http://127.0.0.1:${port}`;
     const kafka = testKafka('crashy-feed');
     try {

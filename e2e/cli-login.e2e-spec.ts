@@ -41,7 +41,7 @@ describe('worktrack login end to end', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.stdin.end(options.stdin ?? '');
-    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
   };
 
   const stored = (): { url: string; token: string } =>

@@ -75,7 +75,7 @@ describe('worktrack CLI end to end', () => {
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.stdin!.end(stdin ?? '');
-    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
   }
 
   /** Every event of one source in the member's timeline (all pages). */

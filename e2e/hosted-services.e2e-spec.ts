@@ -64,7 +64,8 @@ async function startHost(services: readonly string[], args: string[] = [], extra
   });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close' comes after the pipes end, so output() then holds the last lines (the final "stopped").
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, ports, output: () => output, exited };
 }
 

@@ -44,7 +44,7 @@ describe('reports through the CLI and the MCP server, end to end', () => {
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-      child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
     });
   const connect = async (transport: Transport): Promise<Client> => {
     const client = new Client({ name: 'e2e', version: '1.0.0' });

@@ -81,7 +81,8 @@ export async function startAppProcess(
   });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': it comes after the pipes end, so output() then holds the last lines written.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = `http://127.0.0.1:${port}`;
   const handle: AppProcess = {
     app,
