@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
+import { crc32, gunzipSync } from 'node:zlib';
 import { summaryDocumentHead, summaryDocumentJson, summaryDocumentTail, type SummaryTuple } from '@worktrack/contracts';
 import { ReportingConfig } from '../reporting.config';
-import { gzipHead, gzipWithTail, SummaryCache, type SummaryKey } from './summary-cache';
+import { crc32Combine, deflateText, gzipHead, gzipHeadOfParts, gzipWithTail, SummaryCache, type SummaryKey } from './summary-cache';
 
 /** A summary of `n` groups with multi-byte keys (UTF-8 lengths differ from string lengths). */
 const rowsOf = (n: number): SummaryTuple[] =>
@@ -124,5 +124,30 @@ describe('the summary cache', () => {
     expect(off.get('a')).toBeUndefined();
     expect(off.worthKeeping(1_000)).toBe(false);
     expect(new SummaryCache(config(100)).worthKeeping(9)).toBe(false);
+  });
+});
+
+describe("members' parts compressed one by one (ADR 0018)", () => {
+  it('crc32Combine gives the CRC-32 of the texts joined, whatever their lengths', () => {
+    const texts = [0, 1, 7, 8, 255, 4096, 70_001].map((n, i) => Buffer.from(Array.from({ length: n }, (_, j) => (j * 31 + i) % 251)));
+    for (const a of texts)
+      for (const b of texts) expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(crc32(Buffer.concat([a, b])) >>> 0);
+  });
+
+  it('the parts follow each other as one gzip stream: gunzip, and a fetch as a browser reads it, give the texts joined', async () => {
+    const texts = [
+      '{"data":[',
+      summaryDocumentHead(keyNames, { rows: rowsOf(300) }).slice(9, -9),
+      ',',
+      '',
+      'é☃𝄞'.repeat(5000),
+      '],"meta":',
+    ];
+    const head = gzipHeadOfParts(texts.map((t) => deflateText(Buffer.from(t, 'utf8'))));
+    const tail = summaryDocumentTail(meta('2025-06-01T00:00:00.000Z'));
+    const body = gzipWithTail(head, tail);
+    const whole = texts.join('') + tail;
+    expect(gunzipSync(body).toString('utf8')).toBe(whole);
+    expect(await throughFetch(body)).toBe(whole);
   });
 });

@@ -33,10 +33,115 @@ export function gzipWithTail(head: GzipHead, tail: string): Buffer {
   return Buffer.concat([head.bytes, deflateRawSync(text, { level: LEVEL }), trailer]);
 }
 
+/** The CRC-32 polynomial, reflected (RFC 1952). */
+const POLY = 0xedb88320;
+
+/** a(x) * b(x) modulo the CRC polynomial, both reflected (zlib's multmodp). */
+function multModP(a: number, b: number): number {
+  let m = 1 << 31;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return p >>> 0;
+}
+
+/** x^(2^k) modulo the CRC polynomial for k = 0 … 31 (zlib's x2n_table). */
+const X2N: number[] = (() => {
+  const table = new Array<number>(32);
+  let p = 1 << 30; // x^1
+  for (let k = 0; k < 32; k++) {
+    table[k] = p >>> 0;
+    p = multModP(p, p);
+  }
+  return table;
+})();
+
+/** x^(n * 2^k) modulo the CRC polynomial (zlib's x2nmodp). */
+function x2nModP(n: number, k: number): number {
+  let p = (1 << 31) >>> 0;
+  while (n) {
+    if (n & 1) p = multModP(X2N[k & 31], p);
+    n = Math.floor(n / 2);
+    k++;
+  }
+  return p;
+}
+
+/**
+ * The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine, which Node does not
+ * expose): a summary is written from members' parts compressed and checksummed one by one.
+ */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  return (multModP(x2nModP(lengthB, 3), crcA) ^ crcB) >>> 0;
+}
+
+/** The 10-byte gzip header zlib writes at level 1 (RFC 1952: no name, no time, the fastest-compression flag). */
+const GZIP_HEADER = gzipSync(Buffer.alloc(0), { level: LEVEL }).subarray(0, 10);
+
+/** A text compressed as raw deflate blocks ending in a sync flush (byte-aligned, not final), with its CRC-32 and length. */
+export interface DeflatedText {
+  bytes: Buffer;
+  crc: number;
+  length: number;
+}
+
+export function deflateText(text: Buffer): DeflatedText {
+  return { bytes: deflateRawSync(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(text), length: text.length };
+}
+
+/**
+ * The start of a gzip stream made of texts compressed one by one (`deflateText`), in order: their deflate blocks
+ * each end byte-aligned and none is final, so they follow each other as one stream; the CRC-32 and length are those
+ * of the texts joined.
+ */
+export function gzipHeadOfParts(parts: readonly DeflatedText[]): GzipHead {
+  let crc = 0;
+  let length = 0;
+  for (const part of parts) {
+    crc = crc32Combine(crc, part.crc, part.length);
+    length += part.length;
+  }
+  return { bytes: Buffer.concat([GZIP_HEADER, ...parts.map((p) => p.bytes)]), crc, length };
+}
+
 /** What a cached summary holds besides its compressed head: the meta fields that do not change with `as_of`. */
 export interface CachedSummary {
   head: GzipHead;
   totals: Record<string, unknown>;
+}
+
+/** A summary's metrics as summed (milliseconds; the cost an exact decimal string). */
+export interface SummaryMetrics {
+  tracked_ms: number;
+  paused_ms: number;
+  session_count: number;
+  linked_event_count: number;
+  outside_session_event_count: number;
+  usage_cost: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * One member's part of a summary grouped by member first (ADR 0018): its groups as the document writes them
+ * (comma-separated JSON, or CSV lines), compressed on their own, how many, and their totals.
+ */
+export interface SummaryPart {
+  text: DeflatedText;
+  groups: number;
+  totals: SummaryMetrics;
+}
+
+/** What a member's part depends on: the member (its kind and zone), its revision, and the request's parameters. */
+export interface SummaryPartKey extends Omit<SummaryKey, 'members' | 'revision'> {
+  member: { member_id: string; kind: string; timezone: string };
+  revision: string;
 }
 
 /** The parts of a summary request a cached document depends on (D-50, D-52). */
@@ -53,6 +158,16 @@ export interface SummaryKey {
   members: ReadonlyArray<{ member_id: string; kind: string; timezone: string }>;
 }
 
+/** The filters that are set, by name, in a fixed order. */
+const filtersOf = (k: { filters: Record<string, unknown> }): Array<[string, unknown]> =>
+  Object.keys(k.filters)
+    .filter((name) => k.filters[name] !== undefined && k.filters[name] !== null)
+    .sort()
+    .map((name) => [name, k.filters[name]]);
+
+/** An entry's share of the budget: its compressed bytes, and for a part what else it holds (its key and totals). */
+const sizeOf = (entry: CachedSummary | SummaryPart): number => ('head' in entry ? entry.head.bytes.length : entry.text.bytes.length + 256);
+
 /**
  * Rendered summaries of this replica, least recently used out first, bounded by their compressed bytes (ADR 0018).
  * A key holds the workspace's revision read at request time, so an entry is never served after a write to the
@@ -60,7 +175,7 @@ export interface SummaryKey {
  */
 @Injectable()
 export class SummaryCache {
-  private readonly entries = new Map<string, CachedSummary>();
+  private readonly entries = new Map<string, CachedSummary | SummaryPart>();
   private bytes = 0;
 
   constructor(private readonly config: ReportingConfig) {}
@@ -68,11 +183,14 @@ export class SummaryCache {
   /** The key's text: every field spelled in a fixed order, the member list sorted, hashed. */
   static keyOf(k: SummaryKey): string {
     const members = k.members.map((m) => `${m.member_id}\u001f${m.kind}\u001f${m.timezone}`).sort();
-    const filters = Object.keys(k.filters)
-      .filter((name) => k.filters[name] !== undefined && k.filters[name] !== null)
-      .sort()
-      .map((name) => [name, k.filters[name]]);
-    const text = JSON.stringify([k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filters, members]);
+    const text = JSON.stringify(['document', k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filtersOf(k), members]);
+    return createHash('sha256').update(text).digest('base64');
+  }
+
+  /** A member's part's key: as `keyOf`, with the one member and its own revision. */
+  static partKeyOf(k: SummaryPartKey): string {
+    const member = [k.member.member_id, k.member.kind, k.member.timezone];
+    const text = JSON.stringify(['part', k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filtersOf(k), member]);
     return createHash('sha256').update(text).digest('base64');
   }
 
@@ -86,28 +204,39 @@ export class SummaryCache {
   }
 
   get(key: string): CachedSummary | undefined {
-    const held = this.entries.get(key);
-    if (!held) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, held);
-    return held;
+    const held = this.touch(key);
+    return held && 'head' in held ? held : undefined;
   }
 
-  set(key: string, value: CachedSummary): void {
-    const size = value.head.bytes.length;
+  getPart(key: string): SummaryPart | undefined {
+    const held = this.touch(key);
+    return held && 'text' in held ? held : undefined;
+  }
+
+  set(key: string, value: CachedSummary | SummaryPart): void {
+    const size = sizeOf(value);
     if (!this.enabled || size > this.config.REPORT_CACHE_BYTES) return;
     const held = this.entries.get(key);
     if (held) {
       this.entries.delete(key);
-      this.bytes -= held.head.bytes.length;
+      this.bytes -= sizeOf(held);
     }
     this.entries.set(key, value);
     this.bytes += size;
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.config.REPORT_CACHE_BYTES) break;
       this.entries.delete(oldest);
-      this.bytes -= entry.head.bytes.length;
+      this.bytes -= sizeOf(entry);
     }
+  }
+
+  /** The entry under `key`, made the most recently used. */
+  private touch(key: string): CachedSummary | SummaryPart | undefined {
+    const held = this.entries.get(key);
+    if (!held) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, held);
+    return held;
   }
 
   /** Bytes held (for tests and metrics). */
