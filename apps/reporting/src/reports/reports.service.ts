@@ -22,13 +22,10 @@ import type { Counter } from 'prom-client';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
 import {
-  deflateText,
   gzipHead,
-  gzipHeadOfParts,
   gzipWithTail,
   SummaryCache,
   type CachedSummary,
-  type DeflatedText,
   type GzipHead,
   type SummaryMetrics,
   type SummaryPart,
@@ -111,19 +108,11 @@ const shown = (m: Metrics): Record<string, unknown> => ({
 });
 
 /** A member part without groups. */
-const EMPTY_PART: SummaryPart = { text: deflateText(Buffer.alloc(0)), groups: 0, totals: zero() };
+const EMPTY_PART: SummaryPart = { text: Buffer.alloc(0), groups: 0, totals: zero() };
 
-/** The document's fixed texts (its opening, the separator, its close before the meta), each compressed once. */
-const FIXED = new Map<string, DeflatedText>();
-const fixed = (text: string): DeflatedText => {
-  let held = FIXED.get(text);
-  if (!held) {
-    held = deflateText(Buffer.from(text, 'utf8'));
-    // The CSV header depends on the grouping: a handful of texts in all.
-    FIXED.set(text, held);
-  }
-  return held;
-};
+const COMMA = Buffer.from(',');
+const DATA_OPEN = Buffer.from('{"data":[');
+const DATA_CLOSE = Buffer.from('],"meta":');
 
 /** The totals row of `ReportsService.aggregate` as metrics. */
 const metricsOfTotals = (summed: Record<string, string>): Metrics => ({
@@ -333,11 +322,11 @@ export class ReportsService {
 
   /**
    * The summary (D-50) grouped by member first: its groups are the visible members' runs of groups in member order,
-   * so the document is written from one part per member (`SummaryPart`), each compressed on its own. A member's part
+   * so the document is written from one part per member (`SummaryPart`: its groups' text and totals). A member's part
    * is kept under the member's revision (ADR 0018) and reused until a write to that member raises it; the missing
    * parts come from one aggregate over those members, and a member with a live session gets a fresh part every time
-   * (its groups depend on `as_of`). The parts' compressed bytes follow each other as one gzip stream. The document
-   * they make is kept too, under every visible member's revision: asked again unchanged, it is one lookup.
+   * (its groups depend on `as_of`). The parts are joined and compressed as one stream. The document they make is
+   * kept too, compressed, under every visible member's revision: asked again unchanged, it is one lookup.
    */
   private async summaryByMember(q: GetReportV1, members: VisibleMember[], asOf: Date, revisions: Map<string, string>): Promise<ReportV1> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
@@ -412,7 +401,7 @@ export class ReportsService {
         const text = csv ? summaryCsvLines(own) : summaryGroupsJson(keyNames, { rows: own });
         // The live members' totals are summed as one (they are not kept), on the first live member's part.
         parts.set(m.member_id, {
-          text: deflateText(Buffer.from(text, 'utf8')),
+          text: Buffer.from(text, 'utf8'),
           groups: own.length,
           totals: m === live[0] ? totals : zero(),
         });
@@ -423,22 +412,32 @@ export class ReportsService {
       () => ({ 'report.parts': sorted.length, 'report.parts.fresh': missing.length + liveIds.size }),
       () => {
         const totals = zero();
-        const texts: DeflatedText[] = [csv ? fixed(summaryCsvHeader(keyNames)) : fixed('{"data":[')];
+        const texts: Buffer[] = [csv ? Buffer.from(summaryCsvHeader(keyNames), 'utf8') : DATA_OPEN];
         for (const m of sorted) {
           const part = parts.get(m.member_id)!;
           addInto(totals, part.totals);
           if (part.groups === 0) continue;
-          if (!csv && texts.length > 1) texts.push(fixed(','));
+          if (!csv && texts.length > 1) texts.push(COMMA);
           texts.push(part.text);
         }
-        if (!csv) texts.push(fixed('],"meta":'));
+        if (!csv) texts.push(DATA_CLOSE);
+        const head = Buffer.concat(texts);
         const shownTotals = shown(totals);
         const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals: shownTotals };
-        const head = gzipHeadOfParts(texts);
-        // Kept whole only when every part is kept (no live member, no write while the missing ones were read).
-        if (documentKey !== null && liveIds.size === 0 && unchanged && this.cache.worthKeeping(head.length))
-          this.cache.set(documentKey, { head, totals: shownTotals });
-        const body = gzipWithTail(head, csv ? '' : summaryDocumentTail(meta)).toString('base64');
+        const tail = csv ? '' : summaryDocumentTail(meta);
+        // Kept whole only when every part is kept (no live member, no write while the missing ones were read); the
+        // document is compressed once either way, in one stream.
+        if (documentKey !== null && liveIds.size === 0 && unchanged && this.cache.worthKeeping(head.length)) {
+          const compressed = gzipHead(head);
+          this.cache.set(documentKey, { head: compressed, totals: shownTotals });
+          return Promise.resolve({
+            rows: [],
+            body: gzipWithTail(compressed, tail).toString('base64'),
+            asOf: meta.as_of,
+            totals: shownTotals,
+          });
+        }
+        const body = gzipSync(Buffer.concat([head, Buffer.from(tail, 'utf8')]), { level: 1 }).toString('base64');
         return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals: shownTotals });
       },
     );
@@ -472,7 +471,7 @@ export class ReportsService {
       totals.usage_cost = spent.value;
       const text = csv ? summaryCsvLines(summaryTuplesOfColumns(run)) : summaryGroupsJson(keyNames, { columns: run });
       // The member key's JSON text ("…"), as the live path and the document order read it.
-      out.set(JSON.parse(lists[0][start]) as string, { text: deflateText(Buffer.from(text, 'utf8')), groups: end - start, totals });
+      out.set(JSON.parse(lists[0][start]) as string, { text: Buffer.from(text, 'utf8'), groups: end - start, totals });
       start = end;
     }
     return out;

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32, gunzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { summaryDocumentHead, summaryDocumentJson, summaryDocumentTail, type SummaryTuple } from '@worktrack/contracts';
 import { ReportingConfig } from '../reporting.config';
-import { crc32Combine, deflateText, gzipHead, gzipHeadOfParts, gzipWithTail, SummaryCache, type SummaryKey } from './summary-cache';
+import { gzipHead, gzipWithTail, SummaryCache, type SummaryKey, type SummaryPartKey } from './summary-cache';
 
 /** A summary of `n` groups with multi-byte keys (UTF-8 lengths differ from string lengths). */
 const rowsOf = (n: number): SummaryTuple[] =>
@@ -125,29 +125,51 @@ describe('the summary cache', () => {
     expect(off.worthKeeping(1_000)).toBe(false);
     expect(new SummaryCache(config(100)).worthKeeping(9)).toBe(false);
   });
-});
 
-describe("members' parts compressed one by one (ADR 0018)", () => {
-  it('crc32Combine gives the CRC-32 of the texts joined, whatever their lengths', () => {
-    const texts = [0, 1, 7, 8, 255, 4096, 70_001].map((n, i) => Buffer.from(Array.from({ length: n }, (_, j) => (j * 31 + i) % 251)));
-    for (const a of texts)
-      for (const b of texts) expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(crc32(Buffer.concat([a, b])) >>> 0);
-  });
-
-  it('the parts follow each other as one gzip stream: gunzip, and a fetch as a browser reads it, give the texts joined', async () => {
-    const texts = [
-      '{"data":[',
-      summaryDocumentHead(keyNames, { rows: rowsOf(300) }).slice(9, -9),
-      ',',
-      '',
-      'é☃𝄞'.repeat(5000),
-      '],"meta":',
+  it("keys a member's part on the member, its kind, zone and revision and every parameter — never as a document", () => {
+    const part: SummaryPartKey = { ...key, member: key.members[0], revision: '3:17' };
+    const k = SummaryCache.partKeyOf(part);
+    const others: Array<Partial<SummaryPartKey>> = [
+      { revision: '3:18' },
+      { member: { ...key.members[0], member_id: 'c' } },
+      { member: { ...key.members[0], kind: 'agent' } },
+      { member: { ...key.members[0], timezone: 'Europe/Berlin' } },
+      { workspaceId: 'v' },
+      { format: 'csv' },
+      { from: '2025-01-02' },
+      { tz: 'Europe/Berlin' },
+      { groupBy: ['member', 'day'] },
+      { filters: { projectId: 'p' } },
     ];
-    const head = gzipHeadOfParts(texts.map((t) => deflateText(Buffer.from(t, 'utf8'))));
-    const tail = summaryDocumentTail(meta('2025-06-01T00:00:00.000Z'));
-    const body = gzipWithTail(head, tail);
-    const whole = texts.join('') + tail;
-    expect(gunzipSync(body).toString('utf8')).toBe(whole);
-    expect(await throughFetch(body)).toBe(whole);
+    for (const other of others) expect(SummaryCache.partKeyOf({ ...part, ...other })).not.toBe(k);
+    expect(SummaryCache.keyOf({ ...key, members: [key.members[0]], revision: '3:17' })).not.toBe(k);
+  });
+
+  it("holds parts and documents in one bound, each by its own lookup: a part's text counts with what else it holds", () => {
+    const cache = new SummaryCache(config(1_000));
+    const part = { text: Buffer.alloc(300), groups: 2, totals: { ...zeroMetrics } };
+    cache.set('p', part);
+    cache.set('d', entry(100));
+    expect(cache.getPart('p')).toBe(part);
+    expect(cache.get('p')).toBeUndefined();
+    expect(cache.getPart('d')).toBeUndefined();
+    expect(cache.size).toBe(300 + 256 + 100);
+    cache.set('q', { ...part, text: Buffer.alloc(400) });
+    // Over the bound: the least recently looked up ('p'; 'd' was looked up after it) goes first.
+    expect(cache.size).toBe(400 + 256 + 100);
+    expect(cache.getPart('p')).toBeUndefined();
+    expect(cache.get('d')).toBeDefined();
+    expect(cache.getPart('q')).toBeDefined();
   });
 });
+
+const zeroMetrics = {
+  tracked_ms: 0,
+  paused_ms: 0,
+  session_count: 0,
+  linked_event_count: 0,
+  outside_session_event_count: 0,
+  usage_cost: '0',
+  input_tokens: 0,
+  output_tokens: 0,
+};

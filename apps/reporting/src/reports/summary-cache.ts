@@ -33,83 +33,6 @@ export function gzipWithTail(head: GzipHead, tail: string): Buffer {
   return Buffer.concat([head.bytes, deflateRawSync(text, { level: LEVEL }), trailer]);
 }
 
-/** The CRC-32 polynomial, reflected (RFC 1952). */
-const POLY = 0xedb88320;
-
-/** a(x) * b(x) modulo the CRC polynomial, both reflected (zlib's multmodp). */
-function multModP(a: number, b: number): number {
-  let m = 1 << 31;
-  let p = 0;
-  for (;;) {
-    if (a & m) {
-      p ^= b;
-      if ((a & (m - 1)) === 0) break;
-    }
-    m >>>= 1;
-    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
-  }
-  return p >>> 0;
-}
-
-/** x^(2^k) modulo the CRC polynomial for k = 0 … 31 (zlib's x2n_table). */
-const X2N: number[] = (() => {
-  const table = new Array<number>(32);
-  let p = 1 << 30; // x^1
-  for (let k = 0; k < 32; k++) {
-    table[k] = p >>> 0;
-    p = multModP(p, p);
-  }
-  return table;
-})();
-
-/** x^(n * 2^k) modulo the CRC polynomial (zlib's x2nmodp). */
-function x2nModP(n: number, k: number): number {
-  let p = (1 << 31) >>> 0;
-  while (n) {
-    if (n & 1) p = multModP(X2N[k & 31], p);
-    n = Math.floor(n / 2);
-    k++;
-  }
-  return p;
-}
-
-/**
- * The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine, which Node does not
- * expose): a summary is written from members' parts compressed and checksummed one by one.
- */
-export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
-  return (multModP(x2nModP(lengthB, 3), crcA) ^ crcB) >>> 0;
-}
-
-/** The 10-byte gzip header zlib writes at level 1 (RFC 1952: no name, no time, the fastest-compression flag). */
-const GZIP_HEADER = gzipSync(Buffer.alloc(0), { level: LEVEL }).subarray(0, 10);
-
-/** A text compressed as raw deflate blocks ending in a sync flush (byte-aligned, not final), with its CRC-32 and length. */
-export interface DeflatedText {
-  bytes: Buffer;
-  crc: number;
-  length: number;
-}
-
-export function deflateText(text: Buffer): DeflatedText {
-  return { bytes: deflateRawSync(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(text), length: text.length };
-}
-
-/**
- * The start of a gzip stream made of texts compressed one by one (`deflateText`), in order: their deflate blocks
- * each end byte-aligned and none is final, so they follow each other as one stream; the CRC-32 and length are those
- * of the texts joined.
- */
-export function gzipHeadOfParts(parts: readonly DeflatedText[]): GzipHead {
-  let crc = 0;
-  let length = 0;
-  for (const part of parts) {
-    crc = crc32Combine(crc, part.crc, part.length);
-    length += part.length;
-  }
-  return { bytes: Buffer.concat([GZIP_HEADER, ...parts.map((p) => p.bytes)]), crc, length };
-}
-
 /** What a cached summary holds besides its compressed head: the meta fields that do not change with `as_of`. */
 export interface CachedSummary {
   head: GzipHead;
@@ -130,10 +53,12 @@ export interface SummaryMetrics {
 
 /**
  * One member's part of a summary grouped by member first (ADR 0018): its groups as the document writes them
- * (comma-separated JSON, or CSV lines), compressed on their own, how many, and their totals.
+ * (comma-separated JSON, or CSV lines, UTF-8), how many, and their totals. Parts are held as text, not compressed
+ * one by one: hundreds of small deflate streams cost several times one stream over the joined document (a zlib
+ * engine set up per part), and compress half as well.
  */
 export interface SummaryPart {
-  text: DeflatedText;
+  text: Buffer;
   groups: number;
   totals: SummaryMetrics;
 }
@@ -165,8 +90,8 @@ const filtersOf = (k: { filters: Record<string, unknown> }): Array<[string, unkn
     .sort()
     .map((name) => [name, k.filters[name]]);
 
-/** An entry's share of the budget: its compressed bytes, and for a part what else it holds (its key and totals). */
-const sizeOf = (entry: CachedSummary | SummaryPart): number => ('head' in entry ? entry.head.bytes.length : entry.text.bytes.length + 256);
+/** An entry's share of the budget: its bytes (a document's compressed, a part's text), and what else it holds. */
+const sizeOf = (entry: CachedSummary | SummaryPart): number => ('head' in entry ? entry.head.bytes.length : entry.text.length + 256);
 
 /**
  * Rendered summaries of this replica, least recently used out first, bounded by their compressed bytes (ADR 0018).
