@@ -29,6 +29,7 @@ import {
   type GzipHead,
   type SummaryMetrics,
   type SummaryPart,
+  zeroMetrics,
 } from './summary-cache';
 import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
 import { addDecimal, decimal, DecimalSum } from './decimal';
@@ -74,15 +75,17 @@ const GROUP_OUT: Record<ReportGroupBy, (column: string) => string> = {
   week: (c) => `to_char(${c}, 'YYYY-MM-DD')`,
 };
 
-const zero = (): Metrics => ({
-  tracked_ms: 0,
-  paused_ms: 0,
-  session_count: 0,
-  linked_event_count: 0,
-  outside_session_event_count: 0,
-  usage_cost: '0',
-  input_tokens: 0,
-  output_tokens: 0,
+const zero = zeroMetrics;
+
+/** What a summary's cache keys take from the request besides the revisions and members (ADR 0018). */
+const requestKey = (q: GetReportV1) => ({
+  workspaceId: q.actor.workspaceId,
+  format: q.format ?? 'json',
+  from: q.from,
+  to: q.to,
+  tz: q.tz,
+  groupBy: q.groupBy,
+  filters: { ...q.filters },
 });
 
 const addInto = (into: Metrics, m: Metrics): void => {
@@ -293,17 +296,7 @@ export class ReportsService {
 
   /** A rendered summary's cache key (ADR 0018): the revision, the request's parameters and the visible members. */
   private documentKey(q: GetReportV1, members: VisibleMember[], revision: string): string {
-    return SummaryCache.keyOf({
-      workspaceId: q.actor.workspaceId,
-      revision,
-      format: q.format ?? 'json',
-      from: q.from,
-      to: q.to,
-      tz: q.tz,
-      groupBy: q.groupBy,
-      filters: { ...q.filters },
-      members,
-    });
+    return SummaryCache.keyOf({ ...requestKey(q), revision, members });
   }
 
   /** A cached summary answered with this request's own `as_of`: only the meta is compressed. */
@@ -351,17 +344,7 @@ export class ReportsService {
     let unchanged = true;
     for (const m of sorted) {
       if (liveIds.has(m.member_id)) continue;
-      const key = SummaryCache.partKeyOf({
-        workspaceId: q.actor.workspaceId,
-        member: m,
-        revision: revisionOf(m),
-        format: q.format ?? 'json',
-        from: q.from,
-        to: q.to,
-        tz: q.tz,
-        groupBy: q.groupBy,
-        filters: { ...q.filters },
-      });
+      const key = SummaryCache.partKeyOf({ ...requestKey(q), member: m, revision: revisionOf(m) });
       const held = this.cache.getPart(key);
       if (held) parts.set(m.member_id, held);
       else {

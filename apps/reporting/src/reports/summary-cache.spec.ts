@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { summaryDocumentHead, summaryDocumentJson, summaryDocumentTail, type SummaryTuple } from '@worktrack/contracts';
 import { ReportingConfig } from '../reporting.config';
-import { gzipHead, gzipWithTail, SummaryCache, type SummaryKey, type SummaryPartKey } from './summary-cache';
+import { gzipHead, gzipWithTail, SummaryCache, zeroMetrics, type SummaryKey, type SummaryPartKey } from './summary-cache';
 
 /** A summary of `n` groups with multi-byte keys (UTF-8 lengths differ from string lengths). */
 const rowsOf = (n: number): SummaryTuple[] =>
@@ -147,7 +147,7 @@ describe('the summary cache', () => {
 
   it("holds parts and documents in one bound, each by its own lookup: a part's text counts with what else it holds", () => {
     const cache = new SummaryCache(config(1_000));
-    const part = { text: Buffer.alloc(300), groups: 2, totals: { ...zeroMetrics } };
+    const part = { text: Buffer.alloc(300), groups: 2, totals: zeroMetrics() };
     cache.set('p', part);
     cache.set('d', entry(100));
     expect(cache.getPart('p')).toBe(part);
@@ -162,14 +162,3 @@ describe('the summary cache', () => {
     expect(cache.getPart('q')).toBeDefined();
   });
 });
-
-const zeroMetrics = {
-  tracked_ms: 0,
-  paused_ms: 0,
-  session_count: 0,
-  linked_event_count: 0,
-  outside_session_event_count: 0,
-  usage_cost: '0',
-  input_tokens: 0,
-  output_tokens: 0,
-};

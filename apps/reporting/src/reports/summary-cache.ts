@@ -51,6 +51,17 @@ export interface SummaryMetrics {
   output_tokens: number;
 }
 
+export const zeroMetrics = (): SummaryMetrics => ({
+  tracked_ms: 0,
+  paused_ms: 0,
+  session_count: 0,
+  linked_event_count: 0,
+  outside_session_event_count: 0,
+  usage_cost: '0',
+  input_tokens: 0,
+  output_tokens: 0,
+});
+
 /**
  * One member's part of a summary grouped by member first (ADR 0018): its groups as the document writes them
  * (comma-separated JSON, or CSV lines, UTF-8), how many, and their totals. Parts are held as text, not compressed
