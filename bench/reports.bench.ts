@@ -1,7 +1,7 @@
 /**
  * Benchmark (not a test): a year's summary of a 500-member workspace (D-50).
  *
- *   npm run bench:reports [-- --members 500 --requests 60 --written 5]
+ *   npm run bench:reports [-- --members 500 --requests 60]
  *
  * Starts reporting from dist/ with a topic prefix and a database of its own
  * (dropped afterwards) and fills its buckets as the projection writes them
@@ -13,12 +13,10 @@
  * latency p50/p95/max (the freshness check included), the rows answered, the
  * reporting process's CPU ms per report (utime + stime from /proc), and the
  * EXPLAIN ANALYZE of the aggregate. Each latency row is split into cold
- * requests (every member's summary revision raised just before, as writes
- * raise them: every member's part of the document is rendered), written ones
- * (`--written` members' revisions raised, default 5: their parts are
- * rendered, the others' come from the cache) and warm ones (the same request
- * again: a hit), in turn, with the hits counted from the reporting process's
- * metrics (ADR 0018). Then the same report over HTTP as a
+ * requests (the workspace's summary revision raised just before, as a write
+ * raises it: the cache misses and the document is rendered) and warm ones
+ * (the same request again: a hit), alternated, with the hits counted from the
+ * reporting process's metrics (ADR 0018). Then the same report over HTTP as a
  * client asks it, `GET /v1/reports/summary` through a gateway (and identity,
  * for the token) started from dist/ on the same topics and database: the
  * user-facing latency, with the gateway's CPU per report beside reporting's,
@@ -45,8 +43,6 @@ const arg = (name: string, fallback: number): number => {
 };
 const MEMBERS = arg('members', 500);
 const REQUESTS = arg('requests', 60);
-/** Members written to before each "written" request (their summary revisions raised). */
-const WRITTEN = arg('written', 5);
 const RUN = randomUUID().slice(0, 8);
 const ADMIN_DB = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = `bench_reports_${RUN}`;
@@ -178,15 +174,12 @@ async function main(): Promise<void> {
         { key: owner },
       );
     for (let i = 0; i < 3; i++) await ask(); // warm up
-    // Writes as the projection makes them, as far as the cache sees them: the members' revisions rise (ADR 0018). Cold:
-    // every member's (the whole document is rendered); written: WRITTEN members' (their parts are rendered, the others'
-    // come from the cache), as when a few members wrote since the last report.
-    const bump = (all: boolean) =>
+    // A write to the workspace as the projection makes it, as far as the cache sees it: the revision rises (ADR 0018).
+    const bump = () =>
       db.query(
-        `INSERT INTO reporting.member_revisions AS r (workspace_id, member_id, topic, partition)
-         SELECT workspace_id, member_id, 'bench', 0 FROM reporting.members WHERE workspace_id = $1 ORDER BY random() LIMIT $2
-         ON CONFLICT (workspace_id, member_id, topic, partition) DO UPDATE SET revision = r.revision + 1`,
-        [workspace, all ? MEMBERS : WRITTEN],
+        `INSERT INTO reporting.workspace_revisions AS r (workspace_id, topic, partition) VALUES ($1, 'bench', 0)
+         ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = r.revision + 1`,
+        [workspace],
       );
     const hits = async (): Promise<number> => {
       const text = await (await fetch(`${app!.url}/metrics`)).text();
@@ -201,19 +194,15 @@ async function main(): Promise<void> {
       cpu: Record<string, number>;
       hit: boolean;
     }
-    /**
-     * `REQUESTS` cold, `REQUESTS` written and `REQUESTS` warm requests, in turn; each one's latency, the processes' CPU,
-     * and whether the cache answered it whole.
-     */
+    /** `REQUESTS` cold and `REQUESTS` warm requests, alternated; each one's latency, the processes' CPU, and whether it hit. */
     const alternate = async (
       once: () => Promise<void>,
       processes: Record<string, AppProcess>,
-    ): Promise<{ cold: Sample[]; written: Sample[]; warm: Sample[]; client: { cold: number; written: number; warm: number } }> => {
-      const out = { cold: [] as Sample[], written: [] as Sample[], warm: [] as Sample[], client: { cold: 0, written: 0, warm: 0 } };
-      const kinds = ['cold', 'written', 'warm'] as const;
-      for (let i = 0; i < 3 * REQUESTS; i++) {
-        const kind = kinds[i % 3];
-        if (kind !== 'warm') await bump(kind === 'cold');
+    ): Promise<{ cold: Sample[]; warm: Sample[]; client: { cold: number; warm: number } }> => {
+      const out = { cold: [] as Sample[], warm: [] as Sample[], client: { cold: 0, warm: 0 } };
+      for (let i = 0; i < 2 * REQUESTS; i++) {
+        const kind = i % 2 === 0 ? 'cold' : 'warm';
+        if (kind === 'cold') await bump();
         const hitsBefore = await hits();
         const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, cpuMs(p)]));
         const ownBefore = process.cpuUsage();
@@ -254,11 +243,8 @@ async function main(): Promise<void> {
       `summary, a year, group_by member,week, ${MEMBERS} members: ${rows} rows each, ${(document.length / 1e6).toFixed(1)} MB of JSON, ` +
         `${(bytes / 1e6).toFixed(2)} MB gzip; the asking process decodes and validates the reply and takes the body's bytes as the gateway does`,
     );
-    console.log(`  cold (every member's revision raised before each): ${row(overKafka.cold, overKafka.client.cold)}; load ${load()}`);
-    console.log(
-      `  written (${WRITTEN} members' revisions raised):     ${row(overKafka.written, overKafka.client.written)}; load ${load()}`,
-    );
-    console.log(`  warm (the same request again):                     ${row(overKafka.warm, overKafka.client.warm)}; load ${load()}`);
+    console.log(`  cold (revision raised before each): ${row(overKafka.cold, overKafka.client.cold)}; load ${load()}`);
+    console.log(`  warm (the same request again):      ${row(overKafka.warm, overKafka.client.warm)}; load ${load()}`);
     // The same report over HTTP, as a client asks it: the gateway's authentication, the command, the body passed through.
     const path = '/v1/reports/summary?from=2025-01-01&to=2025-12-31&tz=Europe/Berlin&group_by=member,week';
     // As a browser asks (gzip accepted: fetch inflates it, so the client's CPU includes that), or, with `gzip` false, as a
@@ -280,9 +266,8 @@ async function main(): Promise<void> {
         `over HTTP, GET ${path}, accept-encoding ${gzip ? 'gzip' : 'identity'}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
           `${(httpBytes / 1e6).toFixed(1)} MB each`,
       );
-      console.log(`  cold:    ${row(overHttp.cold, overHttp.client.cold)}; load ${load()}`);
-      console.log(`  written: ${row(overHttp.written, overHttp.client.written)}; load ${load()}`);
-      console.log(`  warm:    ${row(overHttp.warm, overHttp.client.warm)}; load ${load()}`);
+      console.log(`  cold: ${row(overHttp.cold, overHttp.client.cold)}; load ${load()}`);
+      console.log(`  warm: ${row(overHttp.warm, overHttp.client.warm)}; load ${load()}`);
     }
     // The statement the service runs for this report, four of its columns (every member in the zone: the workspace index alone).
     await db.query('BEGIN');

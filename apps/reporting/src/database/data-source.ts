@@ -2,7 +2,6 @@ import { ReportingTables1765100000000 } from './migrations/1765100000000-Reporti
 import { ReportingWeekBuckets1765300000000 } from './migrations/1765300000000-ReportingWeekBuckets';
 import { ReportingPlateOutcomes1765400000000 } from './migrations/1765400000000-ReportingPlateOutcomes';
 import { ReportingWorkspaceRevisions1765500000000 } from './migrations/1765500000000-ReportingWorkspaceRevisions';
-import { ReportingMemberRevisions1767200000000 } from './migrations/1767200000000-ReportingMemberRevisions';
 
 /** The reporting service owns exactly this Postgres schema. */
 export const reportingDatabase = {
@@ -13,6 +12,5 @@ export const reportingDatabase = {
     ReportingWeekBuckets1765300000000,
     ReportingPlateOutcomes1765400000000,
     ReportingWorkspaceRevisions1765500000000,
-    ReportingMemberRevisions1767200000000,
   ],
 };

@@ -205,10 +205,10 @@ export type DeltaGrain = keyof typeof GRAINS;
  * difference empties and upserts the others — disjoint rows, so one
  * statement does both.
  *
- * The same statement raises the summary revision (ADR 0018) of the member
- * of every written row, in the row of the consumed partition (parameters
- * `$position`: topic, `$position + 1`: partition): a link names no
- * workspace, its fact row does, and a row the upsert left alone (a stale
+ * The same statement raises the summary revision (ADR 0018) of every
+ * workspace a written row belongs to, in the row of the consumed partition
+ * (parameters `$position`: topic, `$position + 1`: partition): a link names
+ * no workspace, its fact row does, and a row the upsert left alone (a stale
  * link) or one without a workspace yet (a link before its event, which counts
  * nowhere) raises nothing.
  *
@@ -254,23 +254,22 @@ export function factDeltaSql(schema: string, fact: Fact, input: string, upsert: 
               COALESCE(x.work_type, '') AS work_type, COALESCE(x.project_id::text, '') AS project_id, COALESCE(x.goal_id::text, '') AS goal_id
          FROM contrib c LEFT JOIN ${s}.sessions x ON x.session_id = c.session_id LEFT JOIN ${s}.members z ON z.member_id = c.member_id),
      ${grains.join(',\n     ')},
-     revised AS (${raiseRevisionsSql(schema, 'SELECT workspace_id, member_id FROM up', position)})
+     revised AS (${raiseRevisionsSql(schema, 'SELECT workspace_id FROM up', position)})
      SELECT count(*) AS changed FROM up`;
 }
 
 /**
- * Raises the summary revision (ADR 0018) of every member `members` selects
- * (two columns, `workspace_id` and `member_id`; rows with a null are skipped)
- * in its row of the consumed partition (parameters `$position`: topic,
- * `$position + 1`: partition), to the next number or the clock's, whichever
- * is later (the migration's default). A member's revision is the count and
- * sum of its partitions' rows, a workspace's those of all its members' rows,
- * so a call writes only rows of the partition whose position it holds: calls
- * of other partitions never wait on them.
+ * Raises the summary revision (ADR 0018) of every workspace `workspaces`
+ * selects (one column, `workspace_id`; nulls are skipped) in its row of the
+ * consumed partition (parameters `$position`: topic, `$position + 1`:
+ * partition), to the next number or the clock's, whichever is later (the
+ * migration's default). A workspace's revision is the count and sum of its
+ * partitions' rows, so a call writes only rows of the partition whose
+ * position it holds: calls of other partitions never wait on them.
  */
-export function raiseRevisionsSql(schema: string, members: string, position: number): string {
-  return `INSERT INTO "${schema}".member_revisions AS v (workspace_id, member_id, topic, partition)
-       SELECT DISTINCT w.workspace_id, w.member_id, $${position}::text, $${position + 1}::int FROM (${members}) w
-        WHERE w.workspace_id IS NOT NULL AND w.member_id IS NOT NULL ORDER BY 1, 2
-       ON CONFLICT (workspace_id, member_id, topic, partition) DO UPDATE SET revision = GREATEST(v.revision + 1, EXCLUDED.revision)`;
+export function raiseRevisionsSql(schema: string, workspaces: string, position: number): string {
+  return `INSERT INTO "${schema}".workspace_revisions AS v (workspace_id, topic, partition)
+       SELECT DISTINCT w.workspace_id, $${position}::text, $${position + 1}::int FROM (${workspaces}) w
+        WHERE w.workspace_id IS NOT NULL ORDER BY 1
+       ON CONFLICT (workspace_id, topic, partition) DO UPDATE SET revision = GREATEST(v.revision + 1, EXCLUDED.revision)`;
 }

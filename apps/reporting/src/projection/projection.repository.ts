@@ -34,12 +34,6 @@ export interface MemberLinks<T> {
 }
 
 /** The partition a consumed call reads. */
-/** A member whose summary revision a call raises (ADR 0018). */
-export interface RevisedMember {
-  workspaceId: string;
-  memberId: string;
-}
-
 export interface Consumed {
   topic: string;
   partition: number;
@@ -65,14 +59,14 @@ export class ProjectionRepository {
   /** The hot topics' statements (`factDeltaSql`), built once. */
   private readonly hot: Record<HotStatement, string>;
 
-  /** The revisions of the members a call's messages name (`revise`), built once. */
+  /** The revisions of the workspaces a call's messages name (`revise`), built once. */
   private readonly raiseRevisions: string;
 
   constructor(private readonly dataSource: DataSource) {
     this.schema = schemaOf(dataSource);
     this.s = `"${this.schema}"`;
     this.hot = hotStatements(this.schema);
-    this.raiseRevisions = raiseRevisionsSql(this.schema, 'SELECT * FROM unnest($3::uuid[], $4::uuid[]) AS w (workspace_id, member_id)', 1);
+    this.raiseRevisions = raiseRevisionsSql(this.schema, 'SELECT unnest($3::uuid[]) AS workspace_id', 1);
   }
 
   /**
@@ -86,16 +80,15 @@ export class ProjectionRepository {
    * facts and buckets are then written by one transaction at a time, whichever
    * topic it consumes.
    *
-   * `revised` names the members (with their workspaces) the fresh messages change what a summary reads of; their
-   * revisions rise in the same transaction, so a cached summary or member's part of one (ADR 0018) is never served
-   * over data it does not hold. The hot topics' statements raise theirs themselves (`factDeltaSql`), from the
-   * partition `apply` is given.
+   * `revised` names the workspaces the fresh messages change what a summary reads of; their revisions rise in the
+   * same transaction, so a cached summary (ADR 0018) is never served over data it does not hold. The hot topics'
+   * statements raise theirs themselves (`factDeltaSql`), from the partition `apply` is given.
    */
   async consume<T>(
     messages: Array<Positioned<T>>,
     apply: (m: EntityManager, fresh: T[], consumed: Consumed) => Promise<Touched[]>,
     memberOf?: (payload: T) => string,
-    revised?: (fresh: T[]) => RevisedMember[],
+    revised?: (fresh: T[]) => string[],
   ): Promise<void> {
     if (messages.length === 0) return;
     const { topic, partition } = messages[0];
@@ -127,10 +120,9 @@ export class ProjectionRepository {
     });
   }
 
-  /** Raises the revision of every member in `members` for the consumed partition (`raiseRevisionsSql`). */
-  private async revise(m: EntityManager, topic: string, partition: number, members: RevisedMember[]): Promise<void> {
-    if (members.length > 0)
-      await m.query(this.raiseRevisions, [topic, partition, members.map((x) => x.workspaceId), members.map((x) => x.memberId)]);
+  /** Raises the revision of every workspace in `workspaces` for the consumed partition (`raiseRevisionsSql`). */
+  private async revise(m: EntityManager, topic: string, partition: number, workspaces: string[]): Promise<void> {
+    if (workspaces.length > 0) await m.query(this.raiseRevisions, [topic, partition, workspaces]);
   }
 
   /**

@@ -11,11 +11,10 @@ import type {
   PayloadOf,
 } from '@worktrack/contracts';
 import type { ContractContext } from '@worktrack/platform';
-import { ProjectionRepository, type Positioned, type RevisedMember, type Touched } from './projection.repository';
+import { ProjectionRepository, type Positioned, type Touched } from './projection.repository';
 
-/** The members the payloads name, with their workspaces (each raises its summary revision). */
-const membersOf = <T extends { workspaceId: string; memberId: string }>(fresh: T[]): RevisedMember[] =>
-  fresh.map((p) => ({ workspaceId: p.workspaceId, memberId: p.memberId }));
+/** The workspaces the payloads name (each raises its summary revision). */
+const workspacesOf = <T extends { workspaceId: string }>(fresh: T[]): string[] => fresh.map((p) => p.workspaceId);
 
 /** The payloads of a call with their positions (one partition, offset order). */
 const positioned = <T>(payloads: T[], ctx: ContractContext): Array<Positioned<T>> =>
@@ -36,7 +35,7 @@ export class ProjectionService {
       positioned(changes, ctx),
       (m, fresh) => this.projection.sessions(m, fresh),
       (c) => c.memberId,
-      membersOf,
+      workspacesOf,
     );
   }
 
@@ -91,7 +90,7 @@ export class ProjectionService {
         return touched;
       },
       (member) => member.memberId,
-      membersOf,
+      workspacesOf,
     );
   }
 

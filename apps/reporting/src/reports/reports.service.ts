@@ -3,11 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   summaryCsv,
-  summaryCsvHeader,
-  summaryCsvLines,
   summaryDocumentHeadParts,
   summaryDocumentTail,
-  summaryGroupsJson,
   summaryTuplesOfColumns,
   SUMMARY_METRICS,
   Topics,
@@ -21,20 +18,19 @@ import { KafkaClient, Metrics as ServiceMetrics, schemaOf, SignedCursor, withSpa
 import type { Counter } from 'prom-client';
 import { ReportingConfig } from '../reporting.config';
 import { factsByDaySql } from '../projection/buckets-sql';
-import {
-  gzipHead,
-  gzipWithTail,
-  SummaryCache,
-  type CachedSummary,
-  type GzipHead,
-  type SummaryMetrics,
-  type SummaryPart,
-  zeroMetrics,
-} from './summary-cache';
+import { gzipHead, gzipWithTail, SummaryCache, type GzipHead } from './summary-cache';
 import { localDate, nextDay, splitByDay, startOfDay, wholeHourOffsets, wholeWeeks } from './day-split';
-import { addDecimal, decimal, DecimalSum } from './decimal';
 
-type Metrics = SummaryMetrics;
+interface Metrics {
+  tracked_ms: number;
+  paused_ms: number;
+  session_count: number;
+  linked_event_count: number;
+  outside_session_event_count: number;
+  usage_cost: string;
+  input_tokens: number;
+  output_tokens: number;
+}
 
 interface VisibleMember {
   member_id: string;
@@ -75,17 +71,40 @@ const GROUP_OUT: Record<ReportGroupBy, (column: string) => string> = {
   week: (c) => `to_char(${c}, 'YYYY-MM-DD')`,
 };
 
-const zero = zeroMetrics;
+/** A decimal string without trailing zeros ("0" when none). */
+export function decimal(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '0';
+  const text = String(value);
+  if (!text.includes('.')) return text === '-0' ? '0' : text;
+  const trimmed = text.replace(/0+$/, '').replace(/\.$/, '');
+  return trimmed === '' || trimmed === '-0' ? '0' : trimmed;
+}
 
-/** What a summary's cache keys take from the request besides the revisions and members (ADR 0018). */
-const requestKey = (q: GetReportV1) => ({
-  workspaceId: q.actor.workspaceId,
-  format: q.format ?? 'json',
-  from: q.from,
-  to: q.to,
-  tz: q.tz,
-  groupBy: q.groupBy,
-  filters: { ...q.filters },
+/** Sums two decimal strings exactly (9 decimals at most, D-47). */
+function addDecimal(a: string, b: string): string {
+  const scale = 9;
+  const big = (x: string): bigint => {
+    const negative = x.startsWith('-');
+    const [whole, frac = ''] = (negative ? x.slice(1) : x).split('.');
+    const v = BigInt(whole || '0') * 10n ** BigInt(scale) + BigInt((frac + '0'.repeat(scale)).slice(0, scale) || '0');
+    return negative ? -v : v;
+  };
+  const sum = big(a) + big(b);
+  const negative = sum < 0n;
+  const abs = negative ? -sum : sum;
+  const unit = 10n ** BigInt(scale);
+  return decimal(`${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(scale, '0')}`);
+}
+
+const zero = (): Metrics => ({
+  tracked_ms: 0,
+  paused_ms: 0,
+  session_count: 0,
+  linked_event_count: 0,
+  outside_session_event_count: 0,
+  usage_cost: '0',
+  input_tokens: 0,
+  output_tokens: 0,
 });
 
 const addInto = (into: Metrics, m: Metrics): void => {
@@ -110,25 +129,6 @@ const shown = (m: Metrics): Record<string, unknown> => ({
   output_tokens: m.output_tokens,
 });
 
-/** A member part without groups. */
-const EMPTY_PART: SummaryPart = { text: Buffer.alloc(0), groups: 0, totals: zero() };
-
-const COMMA = Buffer.from(',');
-const DATA_OPEN = Buffer.from('{"data":[');
-const DATA_CLOSE = Buffer.from('],"meta":');
-
-/** The totals row of `ReportsService.aggregate` as metrics. */
-const metricsOfTotals = (summed: Record<string, string>): Metrics => ({
-  tracked_ms: Number(summed.tracked_ms),
-  paused_ms: Number(summed.paused_ms),
-  session_count: Number(summed.session_count),
-  linked_event_count: Number(summed.linked_event_count),
-  outside_session_event_count: Number(summed.outside_session_event_count),
-  usage_cost: summed.usage_cost,
-  input_tokens: Number(summed.input_tokens),
-  output_tokens: Number(summed.output_tokens),
-});
-
 const isZero = (m: Metrics): boolean =>
   m.tracked_ms < 1000 &&
   m.paused_ms < 1000 &&
@@ -149,7 +149,6 @@ const isZero = (m: Metrics): boolean =>
 export class ReportsService {
   private readonly s: string;
   private readonly cached: Counter<'result'>;
-  private readonly parts: Counter<'result'>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -163,11 +162,6 @@ export class ReportsService {
     this.cached = metrics.counter('worktrack_report_summary_cache_total', 'Summaries asked, by how the cache answered (hit, miss, skip).', [
       'result',
     ]);
-    this.parts = metrics.counter(
-      'worktrack_report_summary_parts_total',
-      "Members' parts of summaries grouped by member, by how they were answered (hit, miss, live).",
-      ['result'],
-    );
   }
 
   async report(q: GetReportV1): Promise<ReportV1> {
@@ -178,15 +172,12 @@ export class ReportsService {
       () => ({}),
       () => this.caughtUp(asOf),
     );
-    // The revisions before anything the summary reads: a write committed after them raises them (ADR 0018). Grouped
-    // by member first, the document is the members' parts one after the other, each kept under its member's revision.
-    const byMember = q.report === 'summary' && this.cache.enabled && q.groupBy[0] === 'member';
-    const revisions = byMember ? await this.memberRevisions(q.actor.workspaceId) : null;
-    const revision = q.report === 'summary' && this.cache.enabled && !byMember ? await this.revisionOf(q.actor.workspaceId) : null;
+    // The revision before anything the summary reads: a write committed after it raises it (ADR 0018).
+    const revision = q.report === 'summary' && this.cache.enabled ? await this.revisionOf(q.actor.workspaceId) : null;
     const members = await this.visibleMembers(q);
     switch (q.report) {
       case 'summary':
-        return revisions ? this.summaryByMember(q, members, asOf, revisions) : this.summary(q, members, asOf, revision);
+        return this.summary(q, members, asOf, revision);
       case 'sessions':
         return this.sessions(q, members, asOf);
       case 'activity':
@@ -253,23 +244,13 @@ export class ReportsService {
     return rows;
   }
 
-  /** The workspace's summary revision: the count and sum of its members' rows ('0:0' before its first write). */
+  /** The workspace's summary revision: the count and sum of its partitions' rows ('0:0' before its first write). */
   private async revisionOf(workspaceId: string): Promise<string> {
     const [row] = await this.dataSource.query<Array<{ revision: string }>>(
-      `SELECT count(*)::text || ':' || coalesce(sum(revision), 0)::text AS revision FROM ${this.s}.member_revisions WHERE workspace_id = $1`,
+      `SELECT count(*)::text || ':' || coalesce(sum(revision), 0)::text AS revision FROM ${this.s}.workspace_revisions WHERE workspace_id = $1`,
       [workspaceId],
     );
     return row?.revision ?? '0:0';
-  }
-
-  /** Each member's summary revision: the count and sum of its rows (a member missing has had no write, '0:0'). */
-  private async memberRevisions(workspaceId: string): Promise<Map<string, string>> {
-    const rows = await this.dataSource.query<Array<{ member_id: string; revision: string }>>(
-      `SELECT member_id, count(*)::text || ':' || sum(revision)::text AS revision FROM ${this.s}.member_revisions
-        WHERE workspace_id = $1 GROUP BY member_id`,
-      [workspaceId],
-    );
-    return new Map(rows.map((r) => [r.member_id, r.revision]));
   }
 
   private range(q: GetReportV1): { lo: Date; hi: Date } {
@@ -282,9 +263,33 @@ export class ReportsService {
    * members, as its compressed head (up to `"meta":`); a hit compresses only this request's meta, `as_of` its own.
    */
   private async summary(q: GetReportV1, members: VisibleMember[], asOf: Date, revision: string | null): Promise<ReportV1> {
-    const key = revision !== null && members.length > 0 ? this.documentKey(q, members, revision) : null;
+    const key =
+      revision !== null && members.length > 0
+        ? SummaryCache.keyOf({
+            workspaceId: q.actor.workspaceId,
+            revision,
+            format: q.format ?? 'json',
+            from: q.from,
+            to: q.to,
+            tz: q.tz,
+            groupBy: q.groupBy,
+            filters: { ...q.filters },
+            members,
+          })
+        : null;
     const hit = key === null ? undefined : this.cache.get(key);
-    if (hit) return this.answerCached(q, hit, asOf);
+    if (hit) {
+      this.cached.inc({ result: 'hit' });
+      return withSpan(
+        'report.summary.cached',
+        () => ({}),
+        () => {
+          const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals: hit.totals };
+          const body = gzipWithTail(hit.head, q.format === 'csv' ? '' : summaryDocumentTail(meta)).toString('base64');
+          return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals: hit.totals });
+        },
+      );
+    }
     const rendered = await this.summaryRendered(q, members, asOf, key !== null);
     // Kept only when no write to the workspace committed while it was read (the revision unchanged after the reads).
     if (key !== null && rendered.head !== undefined && (await this.revisionOf(q.actor.workspaceId)) === revision) {
@@ -292,172 +297,6 @@ export class ReportsService {
       this.cached.inc({ result: 'miss' });
     } else this.cached.inc({ result: 'skip' });
     return rendered.report;
-  }
-
-  /** A rendered summary's cache key (ADR 0018): the revision, the request's parameters and the visible members. */
-  private documentKey(q: GetReportV1, members: VisibleMember[], revision: string): string {
-    return SummaryCache.keyOf({ ...requestKey(q), revision, members });
-  }
-
-  /** A cached summary answered with this request's own `as_of`: only the meta is compressed. */
-  private answerCached(q: GetReportV1, hit: CachedSummary, asOf: Date): Promise<ReportV1> {
-    this.cached.inc({ result: 'hit' });
-    return withSpan(
-      'report.summary.cached',
-      () => ({}),
-      () => {
-        const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals: hit.totals };
-        const body = gzipWithTail(hit.head, q.format === 'csv' ? '' : summaryDocumentTail(meta)).toString('base64');
-        return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals: hit.totals });
-      },
-    );
-  }
-
-  /**
-   * The summary (D-50) grouped by member first: its groups are the visible members' runs of groups in member order,
-   * so the document is written from one part per member (`SummaryPart`: its groups' text and totals). A member's part
-   * is kept under the member's revision (ADR 0018) and reused until a write to that member raises it; the missing
-   * parts come from one aggregate over those members, and a member with a live session gets a fresh part every time
-   * (its groups depend on `as_of`). The parts are joined and compressed as one stream. The document they make is
-   * kept too, compressed, under every visible member's revision: asked again unchanged, it is one lookup.
-   */
-  private async summaryByMember(q: GetReportV1, members: VisibleMember[], asOf: Date, revisions: Map<string, string>): Promise<ReportV1> {
-    const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
-    const csv = q.format === 'csv';
-    const sorted = [...members].sort((a, b) => (a.member_id < b.member_id ? -1 : a.member_id > b.member_id ? 1 : 0));
-    const revisionOf = (m: VisibleMember): string => revisions.get(m.member_id) ?? '0:0';
-    // At these revisions no visible session can have started or ended, so a kept document needs no live-session read.
-    const documentKey = sorted.length > 0 ? this.documentKey(q, sorted, sorted.map(revisionOf).join(',')) : null;
-    const whole = documentKey === null ? undefined : this.cache.get(documentKey);
-    if (whole) return this.answerCached(q, whole, asOf);
-    const lives =
-      sorted.length === 0
-        ? []
-        : await this.liveSessions(
-            q,
-            sorted.map((m) => m.member_id),
-          );
-    const liveIds = new Set(lives.map((l) => l.member_id));
-    const parts = new Map<string, SummaryPart>();
-    const keys = new Map<string, string>();
-    const missing: VisibleMember[] = [];
-    let unchanged = true;
-    for (const m of sorted) {
-      if (liveIds.has(m.member_id)) continue;
-      const key = SummaryCache.partKeyOf({ ...requestKey(q), member: m, revision: revisionOf(m) });
-      const held = this.cache.getPart(key);
-      if (held) parts.set(m.member_id, held);
-      else {
-        keys.set(m.member_id, key);
-        missing.push(m);
-      }
-    }
-    this.cached.inc({ result: sorted.length === 0 ? 'skip' : 'miss' });
-    this.parts.inc({ result: 'hit' }, sorted.length - missing.length - liveIds.size);
-    this.parts.inc({ result: 'miss' }, missing.length);
-    this.parts.inc({ result: 'live' }, liveIds.size);
-    if (missing.length > 0) {
-      const { lists } = await this.aggregate(q, missing, false, true);
-      const fresh = this.partsOfColumns(keyNames, lists, csv);
-      // Kept only when no write to the member committed while it was read (its revision unchanged after the reads).
-      const after = await this.memberRevisions(q.actor.workspaceId);
-      for (const m of missing) {
-        const part = fresh.get(m.member_id) ?? EMPTY_PART;
-        parts.set(m.member_id, part);
-        if (after.get(m.member_id) === revisions.get(m.member_id)) this.cache.set(keys.get(m.member_id)!, part);
-        else unchanged = false;
-      }
-    }
-    if (liveIds.size > 0) {
-      const live = sorted.filter((m) => liveIds.has(m.member_id));
-      const { lists } = await this.aggregate(q, live, true, false);
-      const { rows, totals } = this.withLive(q, live, lives, lists, asOf);
-      const byMember = new Map<string, SummaryTuple[]>();
-      for (const row of rows) {
-        const id = String(row[0]);
-        const held = byMember.get(id);
-        if (held) held.push(row);
-        else byMember.set(id, [row]);
-      }
-      for (const m of live) {
-        const own = byMember.get(m.member_id) ?? [];
-        const text = csv ? summaryCsvLines(own) : summaryGroupsJson(keyNames, { rows: own });
-        // The live members' totals are summed as one (they are not kept), on the first live member's part.
-        parts.set(m.member_id, {
-          text: Buffer.from(text, 'utf8'),
-          groups: own.length,
-          totals: m === live[0] ? totals : zero(),
-        });
-      }
-    }
-    return withSpan(
-      'report.summary.document',
-      () => ({ 'report.parts': sorted.length, 'report.parts.fresh': missing.length + liveIds.size }),
-      () => {
-        const totals = zero();
-        const texts: Buffer[] = [csv ? Buffer.from(summaryCsvHeader(keyNames), 'utf8') : DATA_OPEN];
-        for (const m of sorted) {
-          const part = parts.get(m.member_id)!;
-          addInto(totals, part.totals);
-          if (part.groups === 0) continue;
-          if (!csv && texts.length > 1) texts.push(COMMA);
-          texts.push(part.text);
-        }
-        if (!csv) texts.push(DATA_CLOSE);
-        const head = Buffer.concat(texts);
-        const shownTotals = shown(totals);
-        const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals: shownTotals };
-        const tail = csv ? '' : summaryDocumentTail(meta);
-        // Kept whole only when every part is kept (no live member, no write while the missing ones were read); the
-        // document is compressed once either way, in one stream.
-        if (documentKey !== null && liveIds.size === 0 && unchanged && this.cache.worthKeeping(head.length)) {
-          const compressed = gzipHead(head);
-          this.cache.set(documentKey, { head: compressed, totals: shownTotals });
-          return Promise.resolve({
-            rows: [],
-            body: gzipWithTail(compressed, tail).toString('base64'),
-            asOf: meta.as_of,
-            totals: shownTotals,
-          });
-        }
-        const body = gzipSync(Buffer.concat([head, Buffer.from(tail, 'utf8')]), { level: 1 }).toString('base64');
-        return Promise.resolve({ rows: [], body, asOf: meta.as_of, totals: shownTotals });
-      },
-    );
-  }
-
-  /** Each member's part from `aggregate`'s columns (with `withMs`), the groups being in member order. */
-  private partsOfColumns(keyNames: string[], lists: SummaryColumns, csv: boolean): Map<string, SummaryPart> {
-    const k = keyNames.length;
-    const metrics = lists.slice(0, k + SUMMARY_METRICS.length);
-    const [trackedMs, pausedMs] = lists.slice(k + SUMMARY_METRICS.length);
-    const [, , sessions, linked, outside, cost, input, output] = lists.slice(k);
-    const out = new Map<string, SummaryPart>();
-    const n = lists[0]?.length ?? 0;
-    let start = 0;
-    while (start < n) {
-      let end = start + 1;
-      while (end < n && lists[0][end] === lists[0][start]) end++;
-      const run: SummaryColumns = metrics.map((column) => column.slice(start, end));
-      const totals = zero();
-      const spent = new DecimalSum();
-      for (let i = start; i < end; i++) {
-        totals.tracked_ms += Number(trackedMs[i]);
-        totals.paused_ms += Number(pausedMs[i]);
-        totals.session_count += Number(sessions[i]);
-        totals.linked_event_count += Number(linked[i]);
-        totals.outside_session_event_count += Number(outside[i]);
-        totals.input_tokens += Number(input[i]);
-        totals.output_tokens += Number(output[i]);
-        if (cost[i] !== '"0"') spent.add(cost[i].slice(1, -1));
-      }
-      totals.usage_cost = spent.value;
-      const text = csv ? summaryCsvLines(summaryTuplesOfColumns(run)) : summaryGroupsJson(keyNames, { columns: run });
-      // The member key's JSON text ("…"), as the live path and the document order read it.
-      out.set(JSON.parse(lists[0][start]) as string, { text: Buffer.from(text, 'utf8'), groups: end - start, totals });
-      start = end;
-    }
-    return out;
   }
 
   /** The summary rendered from the projection; `head` is the document up to its meta, when it may be cached (no live session). */
@@ -502,26 +341,7 @@ export class ReportsService {
       q,
       members.map((m) => m.member_id),
     );
-    if (lives.length === 0) {
-      const { lists, summed } = await this.aggregate(q, members, false, false);
-      return answer({ columns: lists }, shown(metricsOfTotals(summed)), true);
-    }
-    const { lists } = await this.aggregate(q, members, true, false);
-    const { rows, totals } = this.withLive(q, members, lives, lists, asOf);
-    return answer({ rows }, shown(totals), false);
-  }
-
-  /**
-   * The groups of `members` from the projection (without live sessions), as one list of JSON texts per column in the
-   * answer's order, and their totals. `live`: in milliseconds and every group, for `withLive` to add to; otherwise
-   * seconds and only the groups with activity. `withMs`: two more lists, each group's tracked and paused milliseconds.
-   */
-  private async aggregate(
-    q: GetReportV1,
-    members: VisibleMember[],
-    live: boolean,
-    withMs: boolean,
-  ): Promise<{ lists: SummaryColumns; summed: Record<string, string> }> {
+    const live = lives.length > 0;
     const sameZone = members.filter((m) => m.timezone === q.tz).map((m) => m.member_id);
     const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
     const { lo, hi } = this.range(q);
@@ -587,7 +407,6 @@ export class ReportsService {
       `'"' || trim_scale(g.usage_cost)::text || '"'`,
       'g.input_tokens::text',
       'g.output_tokens::text',
-      ...(withMs ? ['g.tracked_ms::text', 'g.paused_ms::text'] : []),
     ];
     const sql = `SELECT ${columns.map((c, i) => `COALESCE(string_agg(${c}, E'\\x1f'), '') AS c${i}`).join(', ')},
         COALESCE(sum(g.tracked_ms), 0)::text AS tracked_ms, COALESCE(sum(g.paused_ms), 0)::text AS paused_ms,
@@ -615,19 +434,23 @@ export class ReportsService {
       return m.query<Array<Record<string, string>>>(sql, params);
     });
     const lists: SummaryColumns = columns.map((_, i) => (summed[`c${i}`] === '' ? [] : summed[`c${i}`].split('\u001f')));
-    return { lists, summed };
-  }
-
-  /** The projection's groups (`aggregate` with `live`) with the live sessions added up to `as_of`, in the answer's order. */
-  private withLive(
-    q: GetReportV1,
-    members: VisibleMember[],
-    lives: LiveSession[],
-    lists: SummaryColumns,
-    asOf: Date,
-  ): { rows: SummaryTuple[]; totals: Metrics } {
-    const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
     const k = q.groupBy.length;
+    if (!live)
+      return answer(
+        { columns: lists },
+        {
+          tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
+          paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
+          session_count: Number(summed.session_count),
+          linked_event_count: Number(summed.linked_event_count),
+          outside_session_event_count: Number(summed.outside_session_event_count),
+          usage_cost: summed.usage_cost,
+          input_tokens: Number(summed.input_tokens),
+          output_tokens: Number(summed.output_tokens),
+        },
+        true,
+      );
+
     const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
     const add = (group: Record<string, string | null>, metrics: Metrics): void => {
       const key = JSON.stringify(group);
@@ -671,13 +494,16 @@ export class ReportsService {
       held.push({ order: JSON.stringify(group), group, metrics });
     }
     held.sort((a, b) => a.order.localeCompare(b.order));
-    return {
-      rows: held.map(({ group, metrics }) => {
-        const shownMetrics = shown(metrics);
-        return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
-      }),
-      totals,
-    };
+    return answer(
+      {
+        rows: held.map(({ group, metrics }) => {
+          const shownMetrics = shown(metrics);
+          return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
+        }),
+      },
+      shown(totals),
+      false,
+    );
   }
 
   private async workspaceSize(workspaceId: string): Promise<number> {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { summaryDocumentHead, summaryDocumentJson, summaryDocumentTail, type SummaryTuple } from '@worktrack/contracts';
 import { ReportingConfig } from '../reporting.config';
-import { gzipHead, gzipWithTail, SummaryCache, zeroMetrics, type SummaryKey, type SummaryPartKey } from './summary-cache';
+import { gzipHead, gzipWithTail, SummaryCache, type SummaryKey } from './summary-cache';
 
 /** A summary of `n` groups with multi-byte keys (UTF-8 lengths differ from string lengths). */
 const rowsOf = (n: number): SummaryTuple[] =>
@@ -124,41 +124,5 @@ describe('the summary cache', () => {
     expect(off.get('a')).toBeUndefined();
     expect(off.worthKeeping(1_000)).toBe(false);
     expect(new SummaryCache(config(100)).worthKeeping(9)).toBe(false);
-  });
-
-  it("keys a member's part on the member, its kind, zone and revision and every parameter — never as a document", () => {
-    const part: SummaryPartKey = { ...key, member: key.members[0], revision: '3:17' };
-    const k = SummaryCache.partKeyOf(part);
-    const others: Array<Partial<SummaryPartKey>> = [
-      { revision: '3:18' },
-      { member: { ...key.members[0], member_id: 'c' } },
-      { member: { ...key.members[0], kind: 'agent' } },
-      { member: { ...key.members[0], timezone: 'Europe/Berlin' } },
-      { workspaceId: 'v' },
-      { format: 'csv' },
-      { from: '2025-01-02' },
-      { tz: 'Europe/Berlin' },
-      { groupBy: ['member', 'day'] },
-      { filters: { projectId: 'p' } },
-    ];
-    for (const other of others) expect(SummaryCache.partKeyOf({ ...part, ...other })).not.toBe(k);
-    expect(SummaryCache.keyOf({ ...key, members: [key.members[0]], revision: '3:17' })).not.toBe(k);
-  });
-
-  it("holds parts and documents in one bound, each by its own lookup: a part's text counts with what else it holds", () => {
-    const cache = new SummaryCache(config(1_000));
-    const part = { text: Buffer.alloc(300), groups: 2, totals: zeroMetrics() };
-    cache.set('p', part);
-    cache.set('d', entry(100));
-    expect(cache.getPart('p')).toBe(part);
-    expect(cache.get('p')).toBeUndefined();
-    expect(cache.getPart('d')).toBeUndefined();
-    expect(cache.size).toBe(300 + 256 + 100);
-    cache.set('q', { ...part, text: Buffer.alloc(400) });
-    // Over the bound: the least recently looked up ('p'; 'd' was looked up after it) goes first.
-    expect(cache.size).toBe(400 + 256 + 100);
-    expect(cache.getPart('p')).toBeUndefined();
-    expect(cache.get('d')).toBeDefined();
-    expect(cache.getPart('q')).toBeDefined();
   });
 });

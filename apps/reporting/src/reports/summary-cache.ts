@@ -39,47 +39,6 @@ export interface CachedSummary {
   totals: Record<string, unknown>;
 }
 
-/** A summary's metrics as summed (milliseconds; the cost an exact decimal string). */
-export interface SummaryMetrics {
-  tracked_ms: number;
-  paused_ms: number;
-  session_count: number;
-  linked_event_count: number;
-  outside_session_event_count: number;
-  usage_cost: string;
-  input_tokens: number;
-  output_tokens: number;
-}
-
-export const zeroMetrics = (): SummaryMetrics => ({
-  tracked_ms: 0,
-  paused_ms: 0,
-  session_count: 0,
-  linked_event_count: 0,
-  outside_session_event_count: 0,
-  usage_cost: '0',
-  input_tokens: 0,
-  output_tokens: 0,
-});
-
-/**
- * One member's part of a summary grouped by member first (ADR 0018): its groups as the document writes them
- * (comma-separated JSON, or CSV lines, UTF-8), how many, and their totals. Parts are held as text, not compressed
- * one by one: hundreds of small deflate streams cost several times one stream over the joined document (a zlib
- * engine set up per part), and compress half as well.
- */
-export interface SummaryPart {
-  text: Buffer;
-  groups: number;
-  totals: SummaryMetrics;
-}
-
-/** What a member's part depends on: the member (its kind and zone), its revision, and the request's parameters. */
-export interface SummaryPartKey extends Omit<SummaryKey, 'members' | 'revision'> {
-  member: { member_id: string; kind: string; timezone: string };
-  revision: string;
-}
-
 /** The parts of a summary request a cached document depends on (D-50, D-52). */
 export interface SummaryKey {
   workspaceId: string;
@@ -94,16 +53,6 @@ export interface SummaryKey {
   members: ReadonlyArray<{ member_id: string; kind: string; timezone: string }>;
 }
 
-/** The filters that are set, by name, in a fixed order. */
-const filtersOf = (k: { filters: Record<string, unknown> }): Array<[string, unknown]> =>
-  Object.keys(k.filters)
-    .filter((name) => k.filters[name] !== undefined && k.filters[name] !== null)
-    .sort()
-    .map((name) => [name, k.filters[name]]);
-
-/** An entry's share of the budget: its bytes (a document's compressed, a part's text), and what else it holds. */
-const sizeOf = (entry: CachedSummary | SummaryPart): number => ('head' in entry ? entry.head.bytes.length : entry.text.length + 256);
-
 /**
  * Rendered summaries of this replica, least recently used out first, bounded by their compressed bytes (ADR 0018).
  * A key holds the workspace's revision read at request time, so an entry is never served after a write to the
@@ -111,7 +60,7 @@ const sizeOf = (entry: CachedSummary | SummaryPart): number => ('head' in entry 
  */
 @Injectable()
 export class SummaryCache {
-  private readonly entries = new Map<string, CachedSummary | SummaryPart>();
+  private readonly entries = new Map<string, CachedSummary>();
   private bytes = 0;
 
   constructor(private readonly config: ReportingConfig) {}
@@ -119,14 +68,11 @@ export class SummaryCache {
   /** The key's text: every field spelled in a fixed order, the member list sorted, hashed. */
   static keyOf(k: SummaryKey): string {
     const members = k.members.map((m) => `${m.member_id}\u001f${m.kind}\u001f${m.timezone}`).sort();
-    const text = JSON.stringify(['document', k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filtersOf(k), members]);
-    return createHash('sha256').update(text).digest('base64');
-  }
-
-  /** A member's part's key: as `keyOf`, with the one member and its own revision. */
-  static partKeyOf(k: SummaryPartKey): string {
-    const member = [k.member.member_id, k.member.kind, k.member.timezone];
-    const text = JSON.stringify(['part', k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filtersOf(k), member]);
+    const filters = Object.keys(k.filters)
+      .filter((name) => k.filters[name] !== undefined && k.filters[name] !== null)
+      .sort()
+      .map((name) => [name, k.filters[name]]);
+    const text = JSON.stringify([k.workspaceId, k.revision, k.format, k.from, k.to, k.tz, k.groupBy, filters, members]);
     return createHash('sha256').update(text).digest('base64');
   }
 
@@ -140,39 +86,28 @@ export class SummaryCache {
   }
 
   get(key: string): CachedSummary | undefined {
-    const held = this.touch(key);
-    return held && 'head' in held ? held : undefined;
+    const held = this.entries.get(key);
+    if (!held) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, held);
+    return held;
   }
 
-  getPart(key: string): SummaryPart | undefined {
-    const held = this.touch(key);
-    return held && 'text' in held ? held : undefined;
-  }
-
-  set(key: string, value: CachedSummary | SummaryPart): void {
-    const size = sizeOf(value);
+  set(key: string, value: CachedSummary): void {
+    const size = value.head.bytes.length;
     if (!this.enabled || size > this.config.REPORT_CACHE_BYTES) return;
     const held = this.entries.get(key);
     if (held) {
       this.entries.delete(key);
-      this.bytes -= sizeOf(held);
+      this.bytes -= held.head.bytes.length;
     }
     this.entries.set(key, value);
     this.bytes += size;
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.config.REPORT_CACHE_BYTES) break;
       this.entries.delete(oldest);
-      this.bytes -= sizeOf(entry);
+      this.bytes -= entry.head.bytes.length;
     }
-  }
-
-  /** The entry under `key`, made the most recently used. */
-  private touch(key: string): CachedSummary | SummaryPart | undefined {
-    const held = this.entries.get(key);
-    if (!held) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, held);
-    return held;
   }
 
   /** Bytes held (for tests and metrics). */

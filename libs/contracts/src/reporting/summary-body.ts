@@ -72,19 +72,6 @@ function columnGroupsJson(keyNames: readonly string[], columns: SummaryColumns, 
   return parts.join(',');
 }
 
-/**
- * The groups of `summaryDataJson` (from tuples) or `summaryDataJsonOfColumns` (from columns), comma-separated,
- * without the brackets: a run of groups that can stand beside others' in one `data` array.
- */
-export function summaryGroupsJson(
-  keyNames: readonly string[],
-  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
-): string {
-  return 'rows' in groups
-    ? summaryDataJson(keyNames, groups.rows).slice(1, -1)
-    : columnGroupsJson(keyNames, groups.columns, 0, groups.columns[0]?.length ?? 0);
-}
-
 /** Columns of JSON texts read back as tuples (for the CSV, and for merging live sessions in). */
 export function summaryTuplesOfColumns(columns: SummaryColumns): SummaryTuple[] {
   const lists = columns.map((column) => JSON.parse(`[${column.join(',')}]`) as Array<string | number | null>);
@@ -162,17 +149,8 @@ const csvField = (value: string | number | null): string => {
 
 /** The summary as CSV (D-51): CRLF, one header row (group keys first, then the metrics), one line per group. */
 export function summaryCsv(keyNames: readonly string[], rows: readonly SummaryTuple[]): string {
-  return summaryCsvHeader(keyNames) + summaryCsvLines(rows);
-}
-
-/** The CSV summary's header row, with its CRLF. */
-export function summaryCsvHeader(keyNames: readonly string[]): string {
-  return `${[...keyNames, ...SUMMARY_METRICS].map(csvField).join(',')}\r\n`;
-}
-
-/** The CSV summary's line of each group, each ending in CRLF ('' for none). */
-export function summaryCsvLines(rows: readonly SummaryTuple[]): string {
-  let text = '';
-  for (const row of rows) text += `${row.map(csvField).join(',')}\r\n`;
-  return text;
+  const lines: string[] = new Array<string>(rows.length + 1);
+  lines[0] = [...keyNames, ...SUMMARY_METRICS].map(csvField).join(',');
+  for (let i = 0; i < rows.length; i++) lines[i + 1] = rows[i].map(csvField).join(',');
+  return `${lines.join('\r\n')}\r\n`;
 }
