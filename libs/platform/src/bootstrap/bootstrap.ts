@@ -247,7 +247,8 @@ export function boundPort(app: NestFastifyApplication): number {
  * all their apps: a signal drains them together (none ready from the first
  * moment, each closed as above, in parallel), and a crash in any one drains
  * them all and exits 1 — the process restarts as one. `loggers` are flushed
- * before the exit (the hosted services' own).
+ * before the exit (the hosted services' own, in the order of `apps`); when the
+ * drain times out, each app not closed yet is named through its own logger.
  */
 export function drainOnSignals(
   apps: INestApplicationContext | INestApplicationContext[],
@@ -266,13 +267,16 @@ export function drainOnSignals(
     if ('fatal' in reason) logger.error({ reason: reason.fatal }, 'cannot recover by itself; draining and exiting');
     else logger.info(reason, 'draining');
     for (const app of all) app.get(ReadinessService).setAccepting(false);
+    const open = new Set(all.map((_, i) => i));
     const force = setTimeout(() => {
+      // Each app still closing says so through its own logger (a hosted service's carries its name).
+      for (const i of open) (loggers[i] ?? logger).error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'app did not close in time');
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
       flush();
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    Promise.all(all.map((app) => app.close()))
+    Promise.all(all.map((app, i) => app.close().then(() => open.delete(i))))
       // The spans still buffered are exported before exit (a no-op without tracing).
       .then(() => stopTracing())
       .then(() => {
