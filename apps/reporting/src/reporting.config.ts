@@ -31,4 +31,21 @@ export class ReportingConfig extends ServiceConfig {
   @IsInt()
   @Min(0)
   REPORT_CACHE_MIN_BYTES = 64 * 1024;
+
+  /**
+   * A summary grouped by member first, over many members, is split into this many statements over consecutive runs
+   * of member ids, run at once on their own connections (ADR 0018); 1 keeps one statement. About the database
+   * host's cores: each statement keeps one busy.
+   */
+  @EnvInt()
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  REPORT_SUMMARY_STATEMENTS = 2;
+
+  /** The fewest members each statement of a split summary reads (`REPORT_SUMMARY_STATEMENTS`): below, one statement is cheaper. */
+  @EnvInt()
+  @IsInt()
+  @Min(1)
+  REPORT_SUMMARY_MEMBERS_PER_STATEMENT = 100;
 }

@@ -19,6 +19,7 @@ import {
 import { CommandClient } from '@worktrack/platform';
 import { MessagePublisher, type TestKafka } from '@worktrack/testing';
 import { ReportingConfig } from '../src/reporting.config';
+import { ReportsService } from '../src/reports/reports.service';
 import { SummaryCache } from '../src/reports/summary-cache';
 import { startReporting, type ReportingUnderTest } from './reporting-service';
 
@@ -405,5 +406,55 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
       ),
     );
     await primed();
+  }, 60_000);
+
+  it('reads a summary grouped by member first in runs of members, one statement each over one snapshot: the document one statement gives', async () => {
+    // Every kind of write above is in the projection by now (sessions, events, links, usage with its cost, a new zone).
+    const service: { memberRuns: (...args: unknown[]) => unknown[][] } = app.get(ReportsService, { strict: false });
+    const runs = jest.spyOn(service, 'memberRuns');
+    const text = async (over: Partial<GetReportV1>): Promise<string> => {
+      const r = await rpc.send(
+        GetReport,
+        {
+          actor: owner,
+          report: 'summary',
+          from: '2026-03-01',
+          to: '2026-03-31',
+          tz: 'Europe/Berlin',
+          groupBy: ['member', 'day'],
+          filters: {},
+          ...over,
+        },
+        { key: ownerId },
+      );
+      return withoutAsOf(gunzipSync(Buffer.from(r.body ?? '', 'base64')).toString('utf8'));
+    };
+    const cases: Array<Partial<GetReportV1>> = [
+      {},
+      { from: '2026-01-01', to: '2026-12-31', groupBy: ['member', 'week'] },
+      { groupBy: ['member', 'work_type'] },
+      { groupBy: ['member'], tz: 'UTC' },
+      { groupBy: ['member', 'day'], filters: { workType: 'reactive' } },
+      { format: 'csv' },
+    ];
+    config.REPORT_CACHE_BYTES = 0;
+    try {
+      for (const over of cases) {
+        config.REPORT_SUMMARY_STATEMENTS = 1;
+        const one = await text(over);
+        config.REPORT_SUMMARY_STATEMENTS = 2;
+        config.REPORT_SUMMARY_MEMBERS_PER_STATEMENT = 1;
+        runs.mockClear();
+        const split = await text(over);
+        expect(runs.mock.results.map((r) => (r.value as unknown[][]).length)).toEqual([2]);
+        expect(split).toBe(one);
+        expect(one).toMatch(over.format === 'csv' ? /\r\n.+\r\n.+/ : /"member_id":".+"member_id":"/);
+      }
+    } finally {
+      config.REPORT_CACHE_BYTES = 64 * 1024 * 1024;
+      config.REPORT_SUMMARY_STATEMENTS = 2;
+      config.REPORT_SUMMARY_MEMBERS_PER_STATEMENT = 100;
+      runs.mockRestore();
+    }
   }, 60_000);
 });

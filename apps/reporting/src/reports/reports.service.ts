@@ -5,14 +5,14 @@ import {
   summaryCsv,
   summaryDocumentHeadParts,
   summaryDocumentTail,
-  summaryTuplesOfColumns,
+  summaryTuplesOf,
   SUMMARY_METRICS,
   Topics,
   type GetReportV1,
   type ReportGroupBy,
   type ReportV1,
   type SummaryColumns,
-  type SummaryTuple,
+  type SummaryGroups,
 } from '@worktrack/contracts';
 import { KafkaClient, Metrics as ServiceMetrics, schemaOf, SignedCursor, withSpan, type CursorScope } from '@worktrack/platform';
 import type { Counter } from 'prom-client';
@@ -145,6 +145,46 @@ const isZero = (m: Metrics): boolean =>
  * from pre-aggregated buckets (day buckets for members whose zone is the
  * report's, hour buckets otherwise), live sessions added up to `as_of`.
  */
+/**
+ * The summary statement's settings, local to its transaction. A year of a large workspace sorts tens of thousands
+ * of groups: in memory, not in temporary files. Grouped by member, day or week, the planner guesses about a tenth of
+ * the groups and hashes them; a hash table of numeric aggregate states per group costs more than sorting the rows
+ * and aggregating each group as it ends, which also leaves the groups in the answer's order. No parallel workers:
+ * the columns come from one ordered stream (a large summary is split by member instead, `ReportsService.summed`).
+ */
+function summarySettings(q: GetReportV1): string {
+  const manyGroups = q.groupBy.some((g) => g === 'member' || g === 'day' || g === 'week');
+  return `SET LOCAL work_mem = '64MB'; SET LOCAL max_parallel_workers_per_gather = 0${manyGroups ? '; SET LOCAL enable_hashagg = off' : ''}`;
+}
+
+/** The summary statement's lists of JSON texts (`c0` …, joined with U+001F), split. */
+function columnLists(summed: Record<string, string>): SummaryColumns {
+  const lists: string[][] = [];
+  for (let i = 0; `c${i}` in summed; i++) lists.push(summed[`c${i}`] === '' ? [] : summed[`c${i}`].split('\u001f'));
+  return lists;
+}
+
+/** How many groups column sets hold. */
+const summaryTuplesCount = (groups: { columns: SummaryColumns } | { columnSets: readonly SummaryColumns[] }): number =>
+  ('columns' in groups ? [groups.columns] : groups.columnSets).reduce((n, columns) => n + (columns[0]?.length ?? 0), 0);
+
+/** The totals of several summary statements over disjoint members, summed (as texts, the cost exact). */
+function sumTotals(answers: Array<Record<string, string>>): Record<string, string> {
+  const names = [
+    'tracked_ms',
+    'paused_ms',
+    'session_count',
+    'linked_event_count',
+    'outside_session_event_count',
+    'input_tokens',
+    'output_tokens',
+  ];
+  const totals: Record<string, string> = {};
+  for (const name of names) totals[name] = answers.reduce((a, x) => a + BigInt(x[name]), 0n).toString();
+  totals.usage_cost = answers.reduce((a, x) => addDecimal(a, x.usage_cost), '0');
+  return totals;
+}
+
 @Injectable()
 export class ReportsService {
   private readonly s: string;
@@ -308,20 +348,20 @@ export class ReportsService {
   ): Promise<{ report: ReportV1; head?: GzipHead }> {
     const keyNames = q.groupBy.map((g) => GROUP_KEY[g]);
     const answer = (
-      groups: { rows: SummaryTuple[] } | { columns: SummaryColumns },
+      groups: SummaryGroups,
       totals: Record<string, unknown>,
       cacheable: boolean,
     ): Promise<{ report: ReportV1; head?: GzipHead }> =>
       withSpan(
         'report.summary.document',
-        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : (groups.columns[0]?.length ?? 0) }),
+        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : summaryTuplesCount(groups) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
           // The document's head as UTF-8 written part by part (a thousand groups each): no string of the whole
           // document is built, joined and encoded at once, which cost about three times as much.
           const head =
             q.format === 'csv'
-              ? Buffer.from(summaryCsv(keyNames, 'rows' in groups ? groups.rows : summaryTuplesOfColumns(groups.columns)), 'utf8')
+              ? Buffer.from(summaryCsv(keyNames, summaryTuplesOf(groups)), 'utf8')
               : Buffer.concat(summaryDocumentHeadParts(keyNames, groups).map((part) => Buffer.from(part, 'utf8')));
           const tail = q.format === 'csv' ? '' : summaryDocumentTail(meta);
           // To be kept, the head is compressed on its own and the tail spliced on: the document is compressed once either way.
@@ -342,12 +382,161 @@ export class ReportsService {
       members.map((m) => m.member_id),
     );
     const live = lives.length > 0;
+    // Every member of the workspace in the report's zone: the workspace index alone selects the rows (one statement).
+    const wholeWorkspace = members.every((m) => m.timezone === q.tz) && (await this.workspaceSize(q.actor.workspaceId)) === members.length;
+    const { sets, summed } = await this.summed(q, members, live, wholeWorkspace);
+    const k = q.groupBy.length;
+    if (!live)
+      return answer(
+        { columnSets: sets },
+        {
+          tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
+          paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
+          session_count: Number(summed.session_count),
+          linked_event_count: Number(summed.linked_event_count),
+          outside_session_event_count: Number(summed.outside_session_event_count),
+          usage_cost: summed.usage_cost,
+          input_tokens: Number(summed.input_tokens),
+          output_tokens: Number(summed.output_tokens),
+        },
+        true,
+      );
+
+    const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
+    const add = (group: Record<string, string | null>, metrics: Metrics): void => {
+      const key = JSON.stringify(group);
+      const held = merged.get(key);
+      if (held) addInto(held.metrics, metrics);
+      else merged.set(key, { group, metrics: { ...metrics } });
+    };
+    for (const row of summaryTuplesOf({ columnSets: sets })) {
+      const group: Record<string, string | null> = {};
+      for (let i = 0; i < k; i++) group[keyNames[i]] = (row[i] as string | null) ?? null;
+      add(group, {
+        tracked_ms: Number(row[k]),
+        paused_ms: Number(row[k + 1]),
+        session_count: Number(row[k + 2]),
+        linked_event_count: Number(row[k + 3]),
+        outside_session_event_count: Number(row[k + 4]),
+        usage_cost: decimal(row[k + 5]),
+        input_tokens: Number(row[k + 6]),
+        output_tokens: Number(row[k + 7]),
+      });
+    }
+    const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
+    for (const session of lives) {
+      for (const piece of splitByDay(session.started_at, asOf, session.pauses, q.tz)) {
+        if (piece.day < q.from || piece.day > q.to) continue;
+        const group: Record<string, string | null> = {};
+        for (const g of q.groupBy) group[GROUP_KEY[g]] = this.keyOf(g, session, kinds.get(session.member_id) ?? null, piece.day);
+        add(group, {
+          ...zero(),
+          tracked_ms: piece.trackedMs,
+          paused_ms: piece.pausedMs,
+          session_count: piece.day === localDate(session.started_at, q.tz) ? 1 : 0,
+        });
+      }
+    }
+    const totals = zero();
+    const held: Array<{ order: string; group: Record<string, string | null>; metrics: Metrics }> = [];
+    for (const { group, metrics } of merged.values()) {
+      if (isZero(metrics)) continue;
+      addInto(totals, metrics);
+      held.push({ order: JSON.stringify(group), group, metrics });
+    }
+    held.sort((a, b) => a.order.localeCompare(b.order));
+    return answer(
+      {
+        rows: held.map(({ group, metrics }) => {
+          const shownMetrics = shown(metrics);
+          return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
+        }),
+      },
+      shown(totals),
+      false,
+    );
+  }
+
+  /**
+   * The summary's groups (one list of JSON texts per column, in the answer's order) and its totals, from one
+   * statement or — grouped by member first, for many members — from `REPORT_SUMMARY_STATEMENTS` statements over
+   * consecutive runs of member ids, run at once on their own connections and joined in order. The statements share
+   * one snapshot (exported by the first, REPEATABLE READ), so the answer is the projection at one instant however it
+   * is split.
+   */
+  private async summed(
+    q: GetReportV1,
+    members: VisibleMember[],
+    live: boolean,
+    wholeWorkspace: boolean,
+  ): Promise<{ sets: SummaryColumns[]; summed: Record<string, string> }> {
+    const runs = this.memberRuns(q, members);
+    if (runs.length === 1) {
+      const { sql, params } = this.summaryStatement(q, members, live, wholeWorkspace);
+      const [summed] = await this.dataSource.transaction(async (m) => {
+        await m.query(summarySettings(q));
+        return m.query<Array<Record<string, string>>>(sql, params);
+      });
+      return { sets: [columnLists(summed)], summed };
+    }
+    const statements = runs.map((run) => this.summaryStatement(q, run, live, false));
+    const runners = statements.map(() => this.dataSource.createQueryRunner());
+    try {
+      await Promise.all(runners.map((r) => r.connect()));
+      await runners[0].query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${summarySettings(q)}`);
+      const [{ snapshot }] = (await runners[0].query('SELECT pg_export_snapshot() AS snapshot')) as Array<{ snapshot: string }>;
+      const answers = await Promise.all(
+        runners.map(async (r, i) => {
+          if (i > 0)
+            await r.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${snapshot}'; ${summarySettings(q)}`);
+          const [summed] = (await r.query(statements[i].sql, statements[i].params)) as Array<Record<string, string>>;
+          return summed;
+        }),
+      );
+      return { sets: answers.map(columnLists), summed: sumTotals(answers) };
+    } finally {
+      await Promise.all(
+        runners.map(async (r) => {
+          if (r.isReleased) return;
+          await r.query('ROLLBACK').catch(() => undefined);
+          await r.release();
+        }),
+      );
+    }
+  }
+
+  /**
+   * The visible members in consecutive runs of ids, one per statement: grouped by member first (the answer's order is
+   * the members' order, so the runs' groups follow one another), at least `REPORT_SUMMARY_MEMBERS_PER_STATEMENT`
+   * members each; otherwise one run.
+   */
+  private memberRuns(q: GetReportV1, members: VisibleMember[]): VisibleMember[][] {
+    const n = Math.min(
+      this.config.REPORT_SUMMARY_STATEMENTS,
+      Math.floor(members.length / this.config.REPORT_SUMMARY_MEMBERS_PER_STATEMENT),
+    );
+    if (q.groupBy[0] !== 'member' || n < 2) return [members];
+    const sorted = [...members].sort((a, b) => (a.member_id < b.member_id ? -1 : a.member_id > b.member_id ? 1 : 0));
+    const size = Math.ceil(sorted.length / n);
+    const runs: VisibleMember[][] = [];
+    for (let i = 0; i < sorted.length; i += size) runs.push(sorted.slice(i, i + size));
+    return runs;
+  }
+
+  /**
+   * The summary statement over `members`: one row, the groups as one list of JSON texts per column (`c0` …) and the
+   * totals over the same groups. `wholeWorkspace` says `members` are all of the workspace's, all in the report's zone.
+   */
+  private summaryStatement(
+    q: GetReportV1,
+    members: VisibleMember[],
+    live: boolean,
+    wholeWorkspace: boolean,
+  ): { sql: string; params: unknown[] } {
     const sameZone = members.filter((m) => m.timezone === q.tz).map((m) => m.member_id);
     const otherZone = members.filter((m) => m.timezone !== q.tz).map((m) => m.member_id);
     const { lo, hi } = this.range(q);
     const keys = q.groupBy.map((g) => `${GROUP_SQL[g]} AS "${GROUP_KEY[g]}"`);
-    // Every member of the workspace in the report's zone: the workspace index alone selects the rows.
-    const wholeWorkspace = otherZone.length === 0 && (await this.workspaceSize(q.actor.workspaceId)) === sameZone.length;
     const params: unknown[] = [q.actor.workspaceId, q.from, q.to, q.tz, lo, hi, sameZone, otherZone, wholeWorkspace];
     const p = (v: unknown): string => `$${params.push(v)}`;
     const where: string[] = [];
@@ -422,88 +611,7 @@ export class ReportsService {
                     AND g.outside_session_event_count = 0 AND g.usage_cost = 0 AND g.input_tokens = 0 AND g.output_tokens = 0)`
       }
       ${order.length > 0 ? `ORDER BY ${order.join(', ')}` : ''}) g`;
-    // A year of a large workspace sorts tens of thousands of groups: in memory, not in temporary files. Grouped by
-    // member, day or week, the planner guesses about a tenth of the groups and hashes them; a hash table of numeric
-    // aggregate states per group costs more than sorting the rows and aggregating each group as it ends, which also
-    // leaves the groups in the answer's order. No parallel workers: the columns come from one ordered stream.
-    const manyGroups = q.groupBy.some((g) => g === 'member' || g === 'day' || g === 'week');
-    const [summed] = await this.dataSource.transaction(async (m) => {
-      await m.query(
-        `SET LOCAL work_mem = '64MB'; SET LOCAL max_parallel_workers_per_gather = 0${manyGroups ? '; SET LOCAL enable_hashagg = off' : ''}`,
-      );
-      return m.query<Array<Record<string, string>>>(sql, params);
-    });
-    const lists: SummaryColumns = columns.map((_, i) => (summed[`c${i}`] === '' ? [] : summed[`c${i}`].split('\u001f')));
-    const k = q.groupBy.length;
-    if (!live)
-      return answer(
-        { columns: lists },
-        {
-          tracked_seconds: Math.floor(Number(summed.tracked_ms) / 1000),
-          paused_seconds: Math.floor(Number(summed.paused_ms) / 1000),
-          session_count: Number(summed.session_count),
-          linked_event_count: Number(summed.linked_event_count),
-          outside_session_event_count: Number(summed.outside_session_event_count),
-          usage_cost: summed.usage_cost,
-          input_tokens: Number(summed.input_tokens),
-          output_tokens: Number(summed.output_tokens),
-        },
-        true,
-      );
-
-    const merged = new Map<string, { group: Record<string, string | null>; metrics: Metrics }>();
-    const add = (group: Record<string, string | null>, metrics: Metrics): void => {
-      const key = JSON.stringify(group);
-      const held = merged.get(key);
-      if (held) addInto(held.metrics, metrics);
-      else merged.set(key, { group, metrics: { ...metrics } });
-    };
-    for (const row of summaryTuplesOfColumns(lists)) {
-      const group: Record<string, string | null> = {};
-      for (let i = 0; i < k; i++) group[keyNames[i]] = (row[i] as string | null) ?? null;
-      add(group, {
-        tracked_ms: Number(row[k]),
-        paused_ms: Number(row[k + 1]),
-        session_count: Number(row[k + 2]),
-        linked_event_count: Number(row[k + 3]),
-        outside_session_event_count: Number(row[k + 4]),
-        usage_cost: decimal(row[k + 5]),
-        input_tokens: Number(row[k + 6]),
-        output_tokens: Number(row[k + 7]),
-      });
-    }
-    const kinds = new Map(members.map((m) => [m.member_id, m.kind]));
-    for (const session of lives) {
-      for (const piece of splitByDay(session.started_at, asOf, session.pauses, q.tz)) {
-        if (piece.day < q.from || piece.day > q.to) continue;
-        const group: Record<string, string | null> = {};
-        for (const g of q.groupBy) group[GROUP_KEY[g]] = this.keyOf(g, session, kinds.get(session.member_id) ?? null, piece.day);
-        add(group, {
-          ...zero(),
-          tracked_ms: piece.trackedMs,
-          paused_ms: piece.pausedMs,
-          session_count: piece.day === localDate(session.started_at, q.tz) ? 1 : 0,
-        });
-      }
-    }
-    const totals = zero();
-    const held: Array<{ order: string; group: Record<string, string | null>; metrics: Metrics }> = [];
-    for (const { group, metrics } of merged.values()) {
-      if (isZero(metrics)) continue;
-      addInto(totals, metrics);
-      held.push({ order: JSON.stringify(group), group, metrics });
-    }
-    held.sort((a, b) => a.order.localeCompare(b.order));
-    return answer(
-      {
-        rows: held.map(({ group, metrics }) => {
-          const shownMetrics = shown(metrics);
-          return [...keyNames.map((name) => group[name] ?? null), ...SUMMARY_METRICS.map((name) => shownMetrics[name] as string | number)];
-        }),
-      },
-      shown(totals),
-      false,
-    );
+    return { sql, params };
   }
 
   private async workspaceSize(workspaceId: string): Promise<number> {

@@ -8,6 +8,7 @@ import {
   summaryDocumentHeadParts,
   summaryDocumentJson,
   summaryDocumentTail,
+  summaryTuplesOf,
   summaryTuplesOfColumns,
   type SummaryColumns,
   type SummaryTuple,
@@ -69,6 +70,20 @@ describe('the summary body (D-50, D-51: written once by the reporting service, p
     expect(summaryDocumentHeadParts(keyNames, { rows: tricky }).join('')).toBe(head);
     const empty = keyNames.concat(SUMMARY_METRICS).map(() => []);
     expect(summaryDocumentHeadParts(keyNames, { columns: empty }, 2).join('')).toBe('{"data":[],"meta":');
+  });
+
+  it('writes column sets (a summary read in runs of members) as the one set of their groups in order, empty sets included', () => {
+    const columns = columnsOf(tricky, keyNames.length);
+    const head = summaryDocumentHead(keyNames, { columns });
+    const empty = keyNames.concat(SUMMARY_METRICS).map(() => []);
+    for (let cut = 0; cut <= tricky.length; cut++) {
+      const columnSets = [columnsOf(tricky.slice(0, cut), keyNames.length), empty, columnsOf(tricky.slice(cut), keyNames.length)];
+      for (const size of [1, 2, 1_000]) expect(summaryDocumentHeadParts(keyNames, { columnSets }, size).join('')).toBe(head);
+      expect(summaryDocumentHead(keyNames, { columnSets })).toBe(head);
+      expect(summaryTuplesOf({ columnSets })).toEqual(tricky);
+    }
+    expect(summaryDocumentHeadParts(keyNames, { columnSets: [] }).join('')).toBe('{"data":[],"meta":');
+    expect(summaryTuplesOf({ rows: tricky })).toEqual(tricky);
   });
 
   it('writes an empty group for a summary without group keys, and an empty array without groups', () => {

@@ -85,6 +85,16 @@ export function summaryTuplesOfColumns(columns: SummaryColumns): SummaryTuple[] 
   return tuples;
 }
 
+/**
+ * A summary's groups as the document functions take them: tuples, columns of JSON texts, or several sets of
+ * columns whose groups follow one another (a summary read by several statements, each over a run of members).
+ */
+export type SummaryGroups = { rows: readonly SummaryTuple[] } | { columns: SummaryColumns } | { columnSets: readonly SummaryColumns[] };
+
+/** The column sets of `groups` (none for tuples). */
+const columnSetsOf = (groups: SummaryGroups): readonly SummaryColumns[] =>
+  'rows' in groups ? [] : 'columns' in groups ? [groups.columns] : groups.columnSets;
+
 /** A report's `meta` (D-50, D-51), in the order the API writes it. */
 export interface ReportMeta {
   as_of: string;
@@ -96,11 +106,7 @@ export interface ReportMeta {
 }
 
 /** The summary's whole JSON document (D-50): `{ data, meta }`, its groups as tuples or as columns of JSON texts. */
-export function summaryDocumentJson(
-  keyNames: readonly string[],
-  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
-  meta: ReportMeta,
-): string {
+export function summaryDocumentJson(keyNames: readonly string[], groups: SummaryGroups, meta: ReportMeta): string {
   return summaryDocumentHead(keyNames, groups) + summaryDocumentTail(meta);
 }
 
@@ -108,12 +114,9 @@ export function summaryDocumentJson(
  * The summary document up to its `meta` value: `{"data":[…],"meta":`. It does not depend on `as_of`, so a
  * rendered head can serve many requests, each followed by its own `summaryDocumentTail`.
  */
-export function summaryDocumentHead(
-  keyNames: readonly string[],
-  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
-): string {
-  const data = 'rows' in groups ? summaryDataJson(keyNames, groups.rows) : summaryDataJsonOfColumns(keyNames, groups.columns);
-  return `{"data":${data},"meta":`;
+export function summaryDocumentHead(keyNames: readonly string[], groups: SummaryGroups): string {
+  if ('rows' in groups) return `{"data":${summaryDataJson(keyNames, groups.rows)},"meta":`;
+  return summaryDocumentHeadParts(keyNames, groups).join('');
 }
 
 /**
@@ -121,18 +124,24 @@ export function summaryDocumentHead(
  * same text once joined, written without one string of the whole document, so each part can be encoded and
  * compressed as it comes.
  */
-export function summaryDocumentHeadParts(
-  keyNames: readonly string[],
-  groups: { rows: readonly SummaryTuple[] } | { columns: SummaryColumns },
-  groupsPerPart = 1_000,
-): string[] {
+export function summaryDocumentHeadParts(keyNames: readonly string[], groups: SummaryGroups, groupsPerPart = 1_000): string[] {
   if ('rows' in groups) return [summaryDocumentHead(keyNames, groups)];
-  const n = groups.columns[0]?.length ?? 0;
   const parts = ['{"data":['];
-  for (let i = 0; i < n; i += groupsPerPart)
-    parts.push((i === 0 ? '' : ',') + columnGroupsJson(keyNames, groups.columns, i, Math.min(n, i + groupsPerPart)));
+  let first = true;
+  for (const columns of columnSetsOf(groups)) {
+    const n = columns[0]?.length ?? 0;
+    for (let i = 0; i < n; i += groupsPerPart) {
+      parts.push((first ? '' : ',') + columnGroupsJson(keyNames, columns, i, Math.min(n, i + groupsPerPart)));
+      first = false;
+    }
+  }
   parts.push('],"meta":');
   return parts;
+}
+
+/** The groups of `groups` as tuples (for the CSV, and for merging live sessions in). */
+export function summaryTuplesOf(groups: SummaryGroups): SummaryTuple[] {
+  return 'rows' in groups ? [...groups.rows] : columnSetsOf(groups).flatMap((columns) => summaryTuplesOfColumns(columns));
 }
 
 /** The summary document after `summaryDocumentHead`: the `meta` value and the closing brace. */
