@@ -450,6 +450,9 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
         expect(split).toBe(one);
         expect(one).toMatch(over.format === 'csv' ? /\r\n.+\r\n.+/ : /"member_id":".+"member_id":"/);
       }
+      // Several at once: one splits, the others read in one statement meanwhile; every answer is the same document.
+      const one = await text({});
+      expect(await Promise.all([text({}), text({}), text({}), text({})])).toEqual([one, one, one, one]);
     } finally {
       config.REPORT_CACHE_BYTES = 64 * 1024 * 1024;
       config.REPORT_SUMMARY_STATEMENTS = 2;

@@ -140,12 +140,6 @@ const isZero = (m: Metrics): boolean =>
   m.output_tokens === 0;
 
 /**
- * The reports (D-50 … D-52) from the projection: who sees what, the wait for
- * the projection to hold every write answered before `as_of`, the summary
- * from pre-aggregated buckets (day buckets for members whose zone is the
- * report's, hour buckets otherwise), live sessions added up to `as_of`.
- */
-/**
  * The summary statement's settings, local to its transaction. A year of a large workspace sorts tens of thousands
  * of groups: in memory, not in temporary files. Grouped by member, day or week, the planner guesses about a tenth of
  * the groups and hashes them; a hash table of numeric aggregate states per group costs more than sorting the rows
@@ -165,7 +159,7 @@ function columnLists(summed: Record<string, string>): SummaryColumns {
 }
 
 /** How many groups column sets hold. */
-const summaryTuplesCount = (groups: { columns: SummaryColumns } | { columnSets: readonly SummaryColumns[] }): number =>
+const groupCount = (groups: { columns: SummaryColumns } | { columnSets: readonly SummaryColumns[] }): number =>
   ('columns' in groups ? [groups.columns] : groups.columnSets).reduce((n, columns) => n + (columns[0]?.length ?? 0), 0);
 
 /** The totals of several summary statements over disjoint members, summed (as texts, the cost exact). */
@@ -185,9 +179,17 @@ function sumTotals(answers: Array<Record<string, string>>): Record<string, strin
   return totals;
 }
 
+/**
+ * The reports (D-50 … D-52) from the projection: who sees what, the wait for
+ * the projection to hold every write answered before `as_of`, the summary
+ * from pre-aggregated buckets (day buckets for members whose zone is the
+ * report's, hour buckets otherwise), live sessions added up to `as_of`.
+ */
 @Injectable()
 export class ReportsService {
   private readonly s: string;
+  /** Whether a summary split into several statements is in flight (`summed`). */
+  private splitting = false;
   private readonly cached: Counter<'result'>;
 
   constructor(
@@ -354,7 +356,7 @@ export class ReportsService {
     ): Promise<{ report: ReportV1; head?: GzipHead }> =>
       withSpan(
         'report.summary.document',
-        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : summaryTuplesCount(groups) }),
+        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : groupCount(groups) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
           // The document's head as UTF-8 written part by part (a thousand groups each): no string of the whole
@@ -462,7 +464,9 @@ export class ReportsService {
    * statement or — grouped by member first, for many members — from `REPORT_SUMMARY_STATEMENTS` statements over
    * consecutive runs of member ids, run at once on their own connections and joined in order. The statements share
    * one snapshot (exported by the first, REPEATABLE READ), so the answer is the projection at one instant however it
-   * is split.
+   * is split. One split summary at a time per process: a request holding a connection while it waits for a second is
+   * then the only one, so requests never wait on each other's connections in a circle; the others meanwhile read in
+   * one statement (with other requests in flight the cores are busy anyway).
    */
   private async summed(
     q: GetReportV1,
@@ -470,7 +474,7 @@ export class ReportsService {
     live: boolean,
     wholeWorkspace: boolean,
   ): Promise<{ sets: SummaryColumns[]; summed: Record<string, string> }> {
-    const runs = this.memberRuns(q, members);
+    const runs = this.splitting ? [members] : this.memberRuns(q, members);
     if (runs.length === 1) {
       const { sql, params } = this.summaryStatement(q, members, live, wholeWorkspace);
       const [summed] = await this.dataSource.transaction(async (m) => {
@@ -481,6 +485,7 @@ export class ReportsService {
     }
     const statements = runs.map((run) => this.summaryStatement(q, run, live, false));
     const runners = statements.map(() => this.dataSource.createQueryRunner());
+    this.splitting = true;
     try {
       await Promise.all(runners.map((r) => r.connect()));
       await runners[0].query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${summarySettings(q)}`);
@@ -502,6 +507,7 @@ export class ReportsService {
           await r.release();
         }),
       );
+      this.splitting = false;
     }
   }
 
