@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { SERVICE_NAMES } from '@worktrack/contracts';
-import { memberWithToken, mainOf, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import { memberWithToken, mainOf, repoRoot, runToEnd, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
 import { call, postOversize, type ErrorBody } from './http';
 
 const run = randomUUID().slice(0, 8);
@@ -412,9 +412,9 @@ describe('hostile and odd input end to end', () => {
   it('npm run admin works in parallel under the running system and leaves dist/ alone', async () => {
     const main = mainOf('identity');
     const before = statSync(main).mtimeMs;
-    const admin = (i: number): Promise<{ code: number | null; out: string }> =>
-      new Promise((resolve) => {
-        const child = spawn(
+    const admin = async (i: number): Promise<{ code: number | null; out: string }> => {
+      const { code, stdout, stderr } = await runToEnd(
+        spawn(
           process.execPath,
           [
             join(repoRoot(), 'scripts', 'admin.mjs'),
@@ -425,12 +425,10 @@ describe('hostile and odd input end to end', () => {
             `p${i}-${run}@example.com`,
           ],
           { cwd: repoRoot(), env: { ...process.env, LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] },
-        );
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-        child.once('close', (code) => resolve({ code, out }));
-      });
+        ),
+      );
+      return { code, out: stdout + stderr };
+    };
     const results = await Promise.all([0, 1, 2].map(admin));
     for (const r of results) {
       expect([r.code, r.out]).toEqual([0, expect.stringContaining('"token"')]);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { allTopics, Topics } from '@worktrack/contracts';
 import { AppConfig, createLogger, ensureTopics, KafkaClient, loadConfig } from '@worktrack/platform';
-import { freePort, freePortPair, mainOf, memberWithToken, repoRoot, startAppProcess, testKafka } from '@worktrack/testing';
+import { collectOutput, freePort, freePortPair, mainOf, memberWithToken, repoRoot, startAppProcess, testKafka } from '@worktrack/testing';
 import { call, type ErrorBody } from './http';
 
 // Availability under faults, the short in-suite variants: each
@@ -29,7 +29,6 @@ interface Spawned {
 
 async function spawnApp(app: string, env: Record<string, string>): Promise<Spawned> {
   const port = await freePort();
-  let output = '';
   const child = spawn(process.execPath, ['--enable-source-maps', mainOf(app)], {
     cwd: repoRoot(),
     env: {
@@ -46,9 +45,7 @@ async function spawnApp(app: string, env: Record<string, string>): Promise<Spawn
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output };
+  return { url: `http://127.0.0.1:${port}`, child, output: collectOutput(child).output };
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -321,29 +318,26 @@ describe('a consumer that crashed for good', () => {
       })().catch((err) => { console.error(err); process.exit(3); });
     `;
     const port = await freePort();
-    let output = '';
     const child = spawn(process.execPath, ['-e', script], {
       cwd: repoRoot(),
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', HTTP_PORT: String(port), INSTANCE_ID: `crashy-${port}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const { output, closed: exited } = collectOutput(child);
     const url = `http://127.0.0.1:${port}`;
     const kafka = testKafka('crashy-feed');
     try {
       await until('the app ready with its consumer', 30_000, () =>
-        Promise.resolve(output.includes('"msg":"consumer started"') ? true : undefined),
+        Promise.resolve(output().includes('"msg":"consumer started"') ? true : undefined),
       );
       expect(await readyz(url)).toBe(200);
       await kafka.client.send(kafka.client.topic(Topics.plateCommands), [{ key: 'k', value: 'poison' }]);
       // It drains at once (the not-ready state itself is held by libs/platform/test/availability.int-spec.ts), then exits 1.
       const code = await exited;
       expect(code).toBe(1);
-      expect(output).toContain('"msg":"consumer crashed and will not restart; the app is not ready"');
-      expect(output).toContain('"msg":"cannot recover by itself; draining and exiting"');
-      expect(output).toMatch(/"msg":"stopped".*"exitCode":1|"exitCode":1.*"msg":"stopped"/);
+      expect(output()).toContain('"msg":"consumer crashed and will not restart; the app is not ready"');
+      expect(output()).toContain('"msg":"cannot recover by itself; draining and exiting"');
+      expect(output()).toMatch(/"msg":"stopped".*"exitCode":1|"exitCode":1.*"msg":"stopped"/);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await kafka.close();
@@ -370,15 +364,13 @@ describe('npm start supervision', () => {
       }
       process.on('SIGTERM', () => s.stop(15000).then(() => { console.log('supervisor stopped'); process.exit(0); }));
     `;
-    let output = '';
     const supervisor = spawn(process.execPath, ['--input-type=module', '-e', harness], {
       cwd: repoRoot(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    supervisor.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    supervisor.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    const { output, closed } = collectOutput(supervisor);
     const pids = () =>
-      output
+      output()
         .split('\n')
         .filter((l) => l.startsWith('{"started":"identity"'))
         .map((l) => (JSON.parse(l) as { pid: number }).pid);
@@ -392,7 +384,7 @@ describe('npm start supervision', () => {
       const killedAt = Date.now();
       await until('the restart line', 10_000, () =>
         Promise.resolve(
-          /\[supervisor\] identity killed by SIGKILL after .* s; restarting in 1\.0 s \(restart 1\)/.test(output) ? true : undefined,
+          /\[supervisor\] identity killed by SIGKILL after .* s; restarting in 1\.0 s \(restart 1\)/.test(output()) ? true : undefined,
         ),
       );
       // The other app is not touched meanwhile.
@@ -402,11 +394,11 @@ describe('npm start supervision', () => {
       expect(pids()).toHaveLength(2);
       expect(pids()[1]).not.toBe(first);
     } finally {
-      const exited = new Promise((r) => supervisor.once('exit', r));
       supervisor.kill('SIGTERM');
-      await exited;
+      // `closed`, not 'exit': the lines checked below are the supervisor's last.
+      await closed;
     }
-    expect(output).toContain('supervisor stopped');
-    expect(output.match(/"msg":"stopped"/g)?.length).toBe(2);
+    expect(output()).toContain('supervisor stopped');
+    expect(output().match(/"msg":"stopped"/g)?.length).toBe(2);
   });
 });

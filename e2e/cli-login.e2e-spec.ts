@@ -3,17 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import {
+  freePort,
+  memberWithToken,
+  repoRoot,
+  runToEnd,
+  startAppProcess,
+  type AppProcess,
+  type ChildRun as Run,
+  type MemberWithToken,
+} from '@worktrack/testing';
 import { call } from './http';
 
 const CLI = join(repoRoot(), 'dist', 'libs', 'sdk', 'src', 'cli', 'main.js');
 const run = randomUUID().slice(0, 8);
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** `worktrack login` against the real identity service and gateway (D-38, D-39, D-43). */
 describe('worktrack login end to end', () => {
@@ -36,12 +39,7 @@ describe('worktrack login end to end', () => {
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.stdin.end(options.stdin ?? '');
-    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+    return runToEnd(child, options.stdin ?? '');
   };
 
   const stored = (): { url: string; token: string } =>
@@ -128,7 +126,8 @@ describe('worktrack login end to end', () => {
       screen += d.toString('utf8');
       if (screen.includes('Choose a password') && !child.stdin.writableEnded) child.stdin.end(`${password}\r`);
     });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': it follows the pipes' end, so the screen holds the last lines.
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(screen).toContain(`Signed in as bob-${run}@example.com`);
     expect(screen).not.toContain(password);
     expect(code).toBe(0);

@@ -3,17 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import {
+  freePort,
+  memberWithToken,
+  repoRoot,
+  runToEnd,
+  startAppProcess,
+  type AppProcess,
+  type ChildRun as Run,
+  type MemberWithToken,
+} from '@worktrack/testing';
 import { call } from './http';
 
 /** The `worktrack` command (the SDK package's bin, `cli/main.js`), built, as a real process. */
 const CLI = join(repoRoot(), 'dist', 'libs', 'sdk', 'src', 'cli', 'main.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 interface TimelineEvent {
   event_id: string;
@@ -62,20 +65,11 @@ describe('worktrack CLI end to end', () => {
     options: { stdin?: string; env?: Record<string, string> } = {},
   ): Promise<Run> {
     const child = spawn(command, args, { cwd: repoRoot(), env: env(token, options.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    return collect(child, options.stdin);
+    return runToEnd(child, options.stdin ?? '');
   }
 
   function cli(args: string[], token: string, options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-    return collect(spawnCli(args, token, options.env), options.stdin);
-  }
-
-  function collect(child: ChildProcess, stdin?: string): Promise<Run> {
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.stdin!.end(stdin ?? '');
-    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+    return runToEnd(spawnCli(args, token, options.env), options.stdin ?? '');
   }
 
   /** Every event of one source in the member's timeline (all pages). */

@@ -2,7 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@worktrack/contracts';
-import { freePort, memberWithToken, repoRoot, servicesHostMain, startAppProcess, testKafka, type AppProcess } from '@worktrack/testing';
+import {
+  collectOutput,
+  freePort,
+  memberWithToken,
+  repoRoot,
+  servicesHostMain,
+  startAppProcess,
+  testKafka,
+  type AppProcess,
+} from '@worktrack/testing';
 import { call } from './http';
 
 // ADR 0012 decision 9 (idle): several services in one process (WORKTRACK_SERVICES),
@@ -45,7 +54,6 @@ async function startHost(services: readonly string[], args: string[] = [], extra
     ports[s] = await freePort();
     portEnv[`${s.toUpperCase()}_HTTP_PORT`] = String(ports[s]);
   }
-  let output = '';
   const child = spawn(process.execPath, ['--enable-source-maps', ...args, servicesHostMain()], {
     cwd: repoRoot(),
     env: {
@@ -62,11 +70,9 @@ async function startHost(services: readonly string[], args: string[] = [], extra
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  // 'close' comes after the pipes end, so output() then holds the last lines (the final "stopped").
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { child, ports, output: () => output, exited };
+  // `closed` comes after the pipes end, so output() then holds the last lines (the final "stopped").
+  const { output, closed } = collectOutput(child);
+  return { child, ports, output, exited: closed };
 }
 
 describe('several services in one process (WORKTRACK_SERVICES)', () => {

@@ -8,7 +8,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { transformSync } from '@swc/core';
 import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import {
+  memberWithToken,
+  repoRoot,
+  runToEnd,
+  startAppProcess,
+  type AppProcess,
+  type ChildRun as Run,
+  type MemberWithToken,
+} from '@worktrack/testing';
 import { call } from './http';
 
 /**
@@ -31,19 +39,8 @@ function quickstartBlocks(markdown: string): Map<string, Block> {
   return blocks;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(command: string, args: string[], env: Record<string, string>, cwd = repoRoot()): Promise<Run> {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return runToEnd(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 interface StoredEvent {

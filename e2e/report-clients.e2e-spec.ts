@@ -5,7 +5,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import {
+  memberWithToken,
+  repoRoot,
+  runToEnd,
+  startAppProcess,
+  type AppProcess,
+  type ChildRun,
+  type MemberWithToken,
+} from '@worktrack/testing';
 import { call } from './http';
 
 /** The `worktrack` command and the MCP server's stdio entry, built. */
@@ -34,18 +42,13 @@ describe('reports through the CLI and the MCP server, end to end', () => {
   let member: MemberWithToken;
   const query = { from: '2026-06-10', to: '2026-06-10', tz: 'UTC', group_by: 'day' };
 
-  const cli = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
+  const cli = (args: string[]): Promise<ChildRun> =>
+    runToEnd(
+      spawn(process.execPath, [CLI, ...args], {
         cwd: repoRoot(),
         env: { PATH: process.env.PATH ?? '', HOME: repoRoot(), WORKTRACK_URL: `${gateway.url}/v1`, WORKTRACK_TOKEN: member.token },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+      }),
+    );
   const connect = async (transport: Transport): Promise<Client> => {
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     await client.connect(transport);

@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { freePort, memberWithToken, repoRoot, startAppProcess, type AppProcess, type MemberWithToken } from '@worktrack/testing';
+import {
+  freePort,
+  memberWithToken,
+  repoRoot,
+  runToEnd,
+  startAppProcess,
+  type AppProcess,
+  type ChildRun,
+  type MemberWithToken,
+} from '@worktrack/testing';
 import { call } from './http';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,9 +75,9 @@ describe('D-44: the web app in a browser against the real stack', () => {
     expect({ where, violations: bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`) }).toEqual({ where, violations: [] });
   }
 
-  const cli = (args: string[], token: string) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
+  const cli = (args: string[], token: string): Promise<ChildRun> =>
+    runToEnd(
+      spawn(process.execPath, [CLI, ...args], {
         cwd: repoRoot(),
         env: {
           ...process.env,
@@ -76,13 +85,8 @@ describe('D-44: the web app in a browser against the real stack', () => {
           WORKTRACK_TOKEN: token,
           WORKTRACK_QUEUE_DIR: join(ARTIFACTS, `queue-${run}`),
         },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+      }),
+    );
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: npm test installs Debian's chromium package`);

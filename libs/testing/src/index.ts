@@ -5,6 +5,7 @@ export * from './fixtures/config';
 export * from './fixtures/kafka';
 export * from './fixtures/message-publisher';
 export * from './process/app-process';
+export * from './process/child-output';
 export * from './fixtures/service-skeleton';
 export * from './fixtures/members';
 export * from './fixtures/correlation-scenarios';

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot } from '../infra/endpoints';
+import { collectOutput } from './child-output';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -60,7 +61,6 @@ export async function startAppProcess(
 ): Promise<AppProcess> {
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build before the end-to-end tests`);
   const port = env.HTTP_PORT ? Number(env.HTTP_PORT) : await freePort();
-  let output = '';
   const child = spawn(process.execPath, ['--enable-source-maps', main], {
     cwd: repoRoot(),
     env: {
@@ -79,16 +79,14 @@ export async function startAppProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  // 'close', not 'exit': it comes after the pipes end, so output() then holds the last lines written.
-  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
+  const { output, closed } = collectOutput(child);
+  const exited = closed.then((code) => code ?? child.signalCode ?? -1);
   const url = `http://127.0.0.1:${port}`;
   const handle: AppProcess = {
     app,
     url,
     child,
-    output: () => output,
+    output,
     exited,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -97,7 +95,7 @@ export async function startAppProcess(
   };
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} during start-up:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} during start-up:\n${output()}`);
     try {
       const res = await fetch(`${url}/readyz`);
       if (res.status === 200) return handle;
@@ -106,7 +104,7 @@ export async function startAppProcess(
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${app} not ready within ${readyTimeoutMs} ms:\n${output}`);
+      throw new Error(`${app} not ready within ${readyTimeoutMs} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
