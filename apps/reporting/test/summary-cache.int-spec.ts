@@ -77,7 +77,7 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
   });
   const owner = actorOf(ownerId);
 
-  /** One summary: the decoded document, and whether the cache answered it. */
+  /** One summary: its text, the decoded document (empty for a CSV), and whether the cache answered it. */
   const ask = async (actor: ActorV1 = owner, over: Partial<GetReportV1> = {}): Promise<{ text: string; doc: Summary; hit: boolean }> => {
     const get = jest.spyOn(cache, 'get');
     try {
@@ -96,7 +96,8 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
         { key: actor.memberId },
       );
       const text = gunzipSync(Buffer.from(r.body ?? '', 'base64')).toString('utf8');
-      return { text, doc: JSON.parse(text) as Summary, hit: get.mock.results.some((x) => x.value !== undefined) };
+      const doc = over.format === 'csv' ? { data: [], meta: { as_of: '', totals: {} } } : (JSON.parse(text) as Summary);
+      return { text, doc, hit: get.mock.results.some((x) => x.value !== undefined) };
     } finally {
       get.mockRestore();
     }
@@ -412,23 +413,7 @@ describe('the summary cache (D-50, D-52, ADR 0018)', () => {
     // Every kind of write above is in the projection by now (sessions, events, links, usage with its cost, a new zone).
     const service: { memberRuns: (...args: unknown[]) => unknown[][] } = app.get(ReportsService, { strict: false });
     const runs = jest.spyOn(service, 'memberRuns');
-    const text = async (over: Partial<GetReportV1>): Promise<string> => {
-      const r = await rpc.send(
-        GetReport,
-        {
-          actor: owner,
-          report: 'summary',
-          from: '2026-03-01',
-          to: '2026-03-31',
-          tz: 'Europe/Berlin',
-          groupBy: ['member', 'day'],
-          filters: {},
-          ...over,
-        },
-        { key: ownerId },
-      );
-      return withoutAsOf(gunzipSync(Buffer.from(r.body ?? '', 'base64')).toString('utf8'));
-    };
+    const text = async (over: Partial<GetReportV1>): Promise<string> => withoutAsOf((await ask(owner, over)).text);
     const cases: Array<Partial<GetReportV1>> = [
       {},
       { from: '2026-01-01', to: '2026-12-31', groupBy: ['member', 'week'] },
