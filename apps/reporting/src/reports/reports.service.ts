@@ -5,6 +5,7 @@ import {
   summaryCsv,
   summaryDocumentHeadParts,
   summaryDocumentTail,
+  summaryGroupCount,
   summaryTuplesOf,
   SUMMARY_METRICS,
   Topics,
@@ -158,24 +159,14 @@ function columnLists(summed: Record<string, string>): SummaryColumns {
   return lists;
 }
 
-/** How many groups column sets hold. */
-const groupCount = (groups: { columns: SummaryColumns } | { columnSets: readonly SummaryColumns[] }): number =>
-  ('columns' in groups ? [groups.columns] : groups.columnSets).reduce((n, columns) => n + (columns[0]?.length ?? 0), 0);
-
-/** The totals of several summary statements over disjoint members, summed (as texts, the cost exact). */
+/** The totals of several summary statements over disjoint members, summed (as texts: the counts as bigints, the cost exact). */
 function sumTotals(answers: Array<Record<string, string>>): Record<string, string> {
-  const names = [
-    'tracked_ms',
-    'paused_ms',
-    'session_count',
-    'linked_event_count',
-    'outside_session_event_count',
-    'input_tokens',
-    'output_tokens',
-  ];
   const totals: Record<string, string> = {};
-  for (const name of names) totals[name] = answers.reduce((a, x) => a + BigInt(x[name]), 0n).toString();
-  totals.usage_cost = answers.reduce((a, x) => addDecimal(a, x.usage_cost), '0');
+  for (const name of Object.keys(zero()))
+    totals[name] =
+      name === 'usage_cost'
+        ? answers.reduce((a, x) => addDecimal(a, x[name]), '0')
+        : answers.reduce((a, x) => a + BigInt(x[name]), 0n).toString();
   return totals;
 }
 
@@ -356,7 +347,7 @@ export class ReportsService {
     ): Promise<{ report: ReportV1; head?: GzipHead }> =>
       withSpan(
         'report.summary.document',
-        () => ({ 'report.groups': 'rows' in groups ? groups.rows.length : groupCount(groups) }),
+        () => ({ 'report.groups': summaryGroupCount(groups) }),
         () => {
           const meta = { as_of: asOf.toISOString(), tz: q.tz, from: q.from, to: q.to, totals };
           // The document's head as UTF-8 written part by part (a thousand groups each): no string of the whole
@@ -384,9 +375,7 @@ export class ReportsService {
       members.map((m) => m.member_id),
     );
     const live = lives.length > 0;
-    // Every member of the workspace in the report's zone: the workspace index alone selects the rows (one statement).
-    const wholeWorkspace = members.every((m) => m.timezone === q.tz) && (await this.workspaceSize(q.actor.workspaceId)) === members.length;
-    const { sets, summed } = await this.summed(q, members, live, wholeWorkspace);
+    const { sets, summed } = await this.summed(q, members, live);
     const k = q.groupBy.length;
     if (!live)
       return answer(
@@ -472,10 +461,12 @@ export class ReportsService {
     q: GetReportV1,
     members: VisibleMember[],
     live: boolean,
-    wholeWorkspace: boolean,
   ): Promise<{ sets: SummaryColumns[]; summed: Record<string, string> }> {
     const runs = this.splitting ? [members] : this.memberRuns(q, members);
     if (runs.length === 1) {
+      // Every member of the workspace in the report's zone: the workspace index alone selects the rows.
+      const wholeWorkspace =
+        members.every((m) => m.timezone === q.tz) && (await this.workspaceSize(q.actor.workspaceId)) === members.length;
       const { sql, params } = this.summaryStatement(q, members, live, wholeWorkspace);
       const [summed] = await this.dataSource.transaction(async (m) => {
         await m.query(summarySettings(q));

@@ -8,6 +8,7 @@ import {
   summaryDocumentHeadParts,
   summaryDocumentJson,
   summaryDocumentTail,
+  summaryGroupCount,
   summaryTuplesOf,
   summaryTuplesOfColumns,
   type SummaryColumns,
@@ -81,6 +82,7 @@ describe('the summary body (D-50, D-51: written once by the reporting service, p
       for (const size of [1, 2, 1_000]) expect(summaryDocumentHeadParts(keyNames, { columnSets }, size).join('')).toBe(head);
       expect(summaryDocumentHead(keyNames, { columnSets })).toBe(head);
       expect(summaryTuplesOf({ columnSets })).toEqual(tricky);
+      expect(summaryGroupCount({ columnSets })).toBe(tricky.length);
     }
     expect(summaryDocumentHeadParts(keyNames, { columnSets: [] }).join('')).toBe('{"data":[],"meta":');
     expect(summaryTuplesOf({ rows: tricky })).toEqual(tricky);

@@ -95,6 +95,11 @@ export type SummaryGroups = { rows: readonly SummaryTuple[] } | { columns: Summa
 const columnSetsOf = (groups: SummaryGroups): readonly SummaryColumns[] =>
   'rows' in groups ? [] : 'columns' in groups ? [groups.columns] : groups.columnSets;
 
+/** How many groups `groups` holds. */
+export function summaryGroupCount(groups: SummaryGroups): number {
+  return 'rows' in groups ? groups.rows.length : columnSetsOf(groups).reduce((n, columns) => n + (columns[0]?.length ?? 0), 0);
+}
+
 /** A report's `meta` (D-50, D-51), in the order the API writes it. */
 export interface ReportMeta {
   as_of: string;
